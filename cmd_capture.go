@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"lore/failures"
+	"lore/inbox"
+	"lore/journal"
+	"lore/lore"
+	"lore/patterns"
+	"lore/transfer"
+)
+
+// captureOptions holds every capture flag; each verb registers the ones it
+// takes, and capture registers them all and infers the kind.
+type captureOptions struct {
+	text         string
+	tags         []string
+	rationale    string
+	alternatives string
+	context      string
+	solution     string
+	anti         bool
+	confidence   float64
+	errorType    string
+	tool         string
+	next         []string
+	blocked      []string
+}
+
+func (o *captureOptions) decisionFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.rationale, "rationale", "", "why this was decided")
+	fs.StringVar(&o.alternatives, "alternatives", "", "what else was considered")
+}
+
+func (o *captureOptions) patternFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.context, "context", "", "when the pattern applies")
+	fs.StringVar(&o.solution, "solution", "", "what to do (for --anti: what to do instead)")
+	fs.BoolVar(&o.anti, "anti", false, "an anti-pattern: something not to do")
+	fs.Float64Var(&o.confidence, "confidence", patterns.DefaultConfidence, "how sure, 0.0-1.0")
+}
+
+func (o *captureOptions) failureFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.tool, "tool", "", "the tool that failed (Bash, Edit, npm, …)")
+}
+
+func (o *captureOptions) handoffFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&o.next, "next", nil, "a next step (repeatable)")
+	fs.StringArrayVar(&o.blocked, "blocked", nil, "a blocker (repeatable)")
+}
+
+func (o *captureOptions) tagFlag(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&o.tags, "tags", nil, "comma-separated tags")
+}
+
+// parseText parses flags and joins the positional words into the text.
+func (e *env) parseText(fs *pflag.FlagSet, help string, args []string, what string) (string, error) {
+	if err := e.parse(fs, help, args); err != nil {
+		return "", err
+	}
+	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if text == "" {
+		return "", usageError(fmt.Sprintf("run 'lore %s --help'", fs.Name()), "%s: %s is empty", fs.Name(), what)
+	}
+	return text, nil
+}
+
+// printCaptured prints the new record's short ID: the one line of data.
+func (e *env) printCaptured(r *lore.Record, err error) error {
+	if err != nil {
+		var ce *patterns.ConfidenceError
+		var et *failures.ErrorTypeError
+		if errors.As(err, &ce) || errors.As(err, &et) {
+			return usageError("", "%v", err)
+		}
+		return err
+	}
+	fmt.Fprintln(e.stdout, r.Short())
+	return nil
+}
+
+const rememberHelp = `Usage: lore remember "<decision>" [--rationale R] [--alternatives A] [--tags t1,t2]
+
+Record a decision in the journal and print its short ID.`
+
+func cmdRemember(_ context.Context, e *env, args []string) error {
+	var o captureOptions
+	fs := newFlags("remember")
+	o.decisionFlags(fs)
+	o.tagFlag(fs)
+	text, err := e.parseText(fs, rememberHelp, args, "decision")
+	if err != nil {
+		return err
+	}
+	s, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	return e.printCaptured(journal.Remember(s, text, journal.Options{Rationale: o.rationale, Alternatives: o.alternatives, Tags: o.tags}))
+}
+
+const learnHelp = `Usage: lore learn "<pattern>" [--context C] [--solution S] [--anti] [--confidence 0.0-1.0] [--tags t1,t2]
+
+Record a pattern (a lesson: in this context, do this) or, with --anti, an
+anti-pattern, and print its short ID. Confidence defaults to 0.7 and rises
+with 'lore patterns validate'.`
+
+func cmdLearn(_ context.Context, e *env, args []string) error {
+	var o captureOptions
+	fs := newFlags("learn")
+	o.patternFlags(fs)
+	o.tagFlag(fs)
+	text, err := e.parseText(fs, learnHelp, args, "pattern")
+	if err != nil {
+		return err
+	}
+	if err := checkConfidence(o.confidence); err != nil {
+		return err
+	}
+	s, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	return e.printCaptured(patterns.Learn(s, text, o.patternOptions()))
+}
+
+func checkConfidence(c float64) error {
+	if c < 0 || c > 1 || c != c {
+		return usageError("", "%v", &patterns.ConfidenceError{Value: c})
+	}
+	return nil
+}
+
+func (o *captureOptions) patternOptions() patterns.Options {
+	c := o.confidence
+	return patterns.Options{Context: o.context, Solution: o.solution, Anti: o.anti, Confidence: &c, Tags: o.tags}
+}
+
+const failHelp = `Usage: lore fail <ErrorType> "<message>" [--tool T] [--tags t1,t2]
+
+Record a failure and print its short ID. ErrorType is one word, such as
+NonZeroExit, TypeError or ImportError; 'lore failures triggers' counts them.`
+
+func cmdFail(_ context.Context, e *env, args []string) error {
+	var o captureOptions
+	fs := newFlags("fail")
+	o.failureFlags(fs)
+	o.tagFlag(fs)
+	if err := e.parse(fs, failHelp, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 {
+		return usageError("run 'lore fail --help'", "fail: want an error type and a message, as in: lore fail NonZeroExit \"deploy.sh fails\"")
+	}
+	if err := failures.CheckErrorType(fs.Arg(0)); err != nil {
+		return usageError("", "fail: %v", err)
+	}
+	s, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	msg := strings.Join(fs.Args()[1:], " ")
+	return e.printCaptured(failures.Fail(s, fs.Arg(0), msg, failures.Options{Tool: o.tool, Tags: o.tags}))
+}
+
+const handoffHelp = `Usage: lore handoff "<summary>" [--next N]... [--blocked B]... [--tags t1,t2]
+
+Record where this session leaves off, and print its short ID. 'lore resume'
+shows the latest handoff to the next session.`
+
+func cmdHandoff(_ context.Context, e *env, args []string) error {
+	var o captureOptions
+	fs := newFlags("handoff")
+	o.handoffFlags(fs)
+	o.tagFlag(fs)
+	text, err := e.parseText(fs, handoffHelp, args, "summary")
+	if err != nil {
+		return err
+	}
+	s, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	return e.printCaptured(transfer.Handoff(s, text, transfer.Options{Next: o.next, Blocked: o.blocked, Tags: o.tags}))
+}
+
+const observeHelp = `Usage: lore observe "<text>" [--tags t1,t2]
+
+Note an observation in the inbox, to triage later with 'lore inbox promote'
+or 'lore inbox dismiss'. Prints its short ID.`
+
+func cmdObserve(_ context.Context, e *env, args []string) error {
+	var o captureOptions
+	fs := newFlags("observe")
+	o.tagFlag(fs)
+	text, err := e.parseText(fs, observeHelp, args, "observation")
+	if err != nil {
+		return err
+	}
+	s, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	return e.printCaptured(inbox.Observe(s, text, o.tags))
+}
+
+const captureHelp = `Usage: lore capture "<text>" [flags]
+
+Record anything; the kind follows from the flags:
+  --rationale or --alternatives          a decision
+  --solution, --context, --anti or
+  --confidence                           a pattern
+  --error-type (and --tool)              a failure
+  --next or --blocked                    a handoff
+  none of these                          an observation
+Flags of two different kinds are refused.`
+
+func cmdCapture(_ context.Context, e *env, args []string) error {
+	var o captureOptions
+	fs := newFlags("capture")
+	o.decisionFlags(fs)
+	o.patternFlags(fs)
+	fs.StringVar(&o.errorType, "error-type", "", "the failure's error type")
+	o.failureFlags(fs)
+	o.handoffFlags(fs)
+	o.tagFlag(fs)
+	text, err := e.parseText(fs, captureHelp, args, "text")
+	if err != nil {
+		return err
+	}
+	kind, err := inferKind(fs)
+	if err != nil {
+		return err
+	}
+	s, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case lore.Decision:
+		return e.printCaptured(journal.Remember(s, text, journal.Options{Rationale: o.rationale, Alternatives: o.alternatives, Tags: o.tags}))
+	case lore.Pattern:
+		if err := checkConfidence(o.confidence); err != nil {
+			return err
+		}
+		return e.printCaptured(patterns.Learn(s, text, o.patternOptions()))
+	case lore.Failure:
+		return e.printCaptured(failures.Fail(s, o.errorType, text, failures.Options{Tool: o.tool, Tags: o.tags}))
+	case lore.Handoff:
+		return e.printCaptured(transfer.Handoff(s, text, transfer.Options{Next: o.next, Blocked: o.blocked, Tags: o.tags}))
+	}
+	return e.printCaptured(inbox.Observe(s, text, o.tags))
+}
+
+// inferKind picks the kind from the flags that were set.
+func inferKind(fs *pflag.FlagSet) (lore.Kind, error) {
+	byFlag := map[string]lore.Kind{
+		"rationale": lore.Decision, "alternatives": lore.Decision,
+		"solution": lore.Pattern, "context": lore.Pattern, "anti": lore.Pattern, "confidence": lore.Pattern,
+		"error-type": lore.Failure, "tool": lore.Failure,
+		"next": lore.Handoff, "blocked": lore.Handoff,
+	}
+	kind, first := lore.Observation, ""
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		k, ok := byFlag[f.Name]
+		if !ok || err != nil {
+			return
+		}
+		if first != "" && k != kind {
+			err = usageError("use one kind's flags, or the kind's own verb", "capture: --%s (%s) and --%s (%s) belong to different kinds", first, kind, f.Name, k)
+			return
+		}
+		kind, first = k, f.Name
+	})
+	if err == nil && kind == lore.Failure && fs.Lookup("error-type").Value.String() == "" {
+		err = usageError("", "capture: --tool makes a failure, which needs --error-type")
+	}
+	return kind, err
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"lore/lore"
+)
+
+const initHelp = `Usage: lore init
+
+Create .lore/ at the root of the git repository that holds the working
+directory (from any subdirectory; in a linked worktree, at that worktree's
+root): a commented config.toml with the defaults, and the .gitattributes and
+.gitignore the format needs. Existing files are left alone, so running it
+again changes nothing. With --dir or $LORE_DIR, create the store there.`
+
+func cmdInit(_ context.Context, e *env, args []string) error {
+	fs := newFlags("init")
+	if err := e.parse(fs, initHelp, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("run 'lore init --help'", "init takes no arguments")
+	}
+	dir := e.dir
+	if dir == "" {
+		dir = e.getenv("LORE_DIR")
+	}
+	if dir == "" {
+		root, err := lore.RepoRoot(e.cwd)
+		if lore.IsNotRepo(err) {
+			return &cliError{code: exitFailure, msg: "not inside a git repository",
+				hint: "run 'git init' first, or choose a directory with --dir"}
+		}
+		if err != nil {
+			return err
+		}
+		dir = filepath.Join(root, lore.DirName)
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(e.cwd, dir)
+	}
+	created, err := lore.Init(dir)
+	if err != nil {
+		return err
+	}
+	if len(created) == 0 {
+		fmt.Fprintf(e.stderr, "lore: store already set up at %s\n", dir)
+		return nil
+	}
+	fmt.Fprintf(e.stderr, "lore: created store at %s\n", dir)
+	fmt.Fprintln(e.stdout, dir)
+	return nil
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"lore/failures"
+	"lore/inbox"
+	"lore/journal"
+	"lore/lore"
+	"lore/patterns"
+)
+
+// subcommand is one verb of a kind command, such as journal revise.
+type subcommand struct {
+	usage string // the verb's usage line, also its help
+	run   func(e *env, args []string) error
+}
+
+// dispatch runs the verb args[0] of a kind command.
+func (e *env) dispatch(name string, verbs map[string]subcommand, order []string, args []string) error {
+	var help strings.Builder
+	fmt.Fprintf(&help, "Usage:\n")
+	for _, v := range order {
+		fmt.Fprintf(&help, "  %s\n", verbs[v].usage)
+	}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		if len(args) == 0 {
+			return usageError(fmt.Sprintf("run 'lore %s --help'", name), "%s: want one of: %s", name, strings.Join(order, ", "))
+		}
+		fmt.Fprint(e.stdout, help.String())
+		return nil
+	}
+	v, ok := verbs[args[0]]
+	if !ok {
+		hint := fmt.Sprintf("run 'lore %s --help'", name)
+		if s := closest(args[0], order); s != "" {
+			hint = fmt.Sprintf("did you mean 'lore %s %s'?", name, s)
+		}
+		return usageError(hint, "%s: unknown verb %q", name, args[0])
+	}
+	return v.run(e, args[1:])
+}
+
+// idVerb is a verb that takes one record ID and appends a new version.
+func idVerb(name, usage, did string, apply func(s *lore.Store, ref string) (*lore.Record, error)) subcommand {
+	return subcommand{usage, func(e *env, args []string) error {
+		fs := newFlags(name)
+		if err := e.parse(fs, "Usage: "+usage, args); err != nil {
+			return err
+		}
+		if fs.NArg() != 1 {
+			return usageError("", "%s: want one record ID", name)
+		}
+		s, err := e.openStore()
+		if err != nil {
+			return err
+		}
+		r, err := apply(s, fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "lore: %s %s\n", did, r.Short())
+		fmt.Fprintln(e.stdout, r.Short())
+		return nil
+	}}
+}
+
+func cmdJournal(_ context.Context, e *env, args []string) error {
+	verbs := map[string]subcommand{
+		"revise": {`lore journal revise <id> "<new text>" [--rationale R]   append a new version of a decision`, func(e *env, args []string) error {
+			fs := newFlags("journal revise")
+			rationale := fs.String("rationale", "", "the new rationale (kept if not given)")
+			if err := e.parse(fs, `Usage: lore journal revise <id> "<new text>" [--rationale R]`, args); err != nil {
+				return err
+			}
+			if fs.NArg() < 2 {
+				return usageError("", "journal revise: want a decision ID and the new text")
+			}
+			s, err := e.openStore()
+			if err != nil {
+				return err
+			}
+			r, err := journal.Revise(s, fs.Arg(0), strings.Join(fs.Args()[1:], " "), *rationale)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "lore: revised %s\n", r.Short())
+			fmt.Fprintln(e.stdout, r.Short())
+			return nil
+		}},
+		"abandon": idVerb("journal abandon", "lore journal abandon <id>                                 mark a decision abandoned", "abandoned", journal.Abandon),
+	}
+	return e.dispatch("journal", verbs, []string{"revise", "abandon"}, args)
+}
+
+func cmdPatterns(_ context.Context, e *env, args []string) error {
+	verbs := map[string]subcommand{
+		"validate":  idVerb("patterns validate", "lore patterns validate <id>    the pattern proved right again: confidence +0.1", "validated", patterns.Validate),
+		"deprecate": idVerb("patterns deprecate", "lore patterns deprecate <id>   the pattern no longer applies", "deprecated", patterns.Deprecate),
+	}
+	return e.dispatch("patterns", verbs, []string{"validate", "deprecate"}, args)
+}
+
+func cmdInbox(_ context.Context, e *env, args []string) error {
+	verbs := map[string]subcommand{
+		"promote": {"lore inbox promote <id> --to decision|pattern|failure [--error-type T]   turn an observation into a record", func(e *env, args []string) error {
+			fs := newFlags("inbox promote")
+			to := fs.String("to", "", "what the observation becomes: decision, pattern or failure")
+			errType := fs.String("error-type", "", "the error type, when promoting to a failure")
+			if err := e.parse(fs, "Usage: lore inbox promote <id> --to decision|pattern|failure [--error-type T]", args); err != nil {
+				return err
+			}
+			if fs.NArg() != 1 || *to == "" {
+				return usageError("", "inbox promote: want an observation ID and --to decision|pattern|failure")
+			}
+			k, err := lore.ParseKind(*to)
+			if err != nil || (k != lore.Decision && k != lore.Pattern && k != lore.Failure) {
+				return usageError("", "inbox promote: --to must be decision, pattern or failure, not %q", *to)
+			}
+			if *errType != "" {
+				if err := failures.CheckErrorType(*errType); err != nil {
+					return usageError("", "inbox promote: %v", err)
+				}
+			}
+			s, err := e.openStore()
+			if err != nil {
+				return err
+			}
+			r, err := inbox.Promote(s, fs.Arg(0), inbox.PromoteOptions{To: k, ErrorType: *errType})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "lore: promoted %s to %s %s\n", lore.ShortID(r.From), r.Kind, r.Short())
+			fmt.Fprintln(e.stdout, r.Short())
+			return nil
+		}},
+		"dismiss": idVerb("inbox dismiss", "lore inbox dismiss <id>   the observation needs no record", "dismissed", inbox.Dismiss),
+	}
+	return e.dispatch("inbox", verbs, []string{"promote", "dismiss"}, args)
+}
+
+func cmdFailures(_ context.Context, e *env, args []string) error {
+	verbs := map[string]subcommand{
+		"triggers": {"lore failures triggers [--min N] [--json]   error types seen at least N times (default 3)", func(e *env, args []string) error {
+			fs := newFlags("failures triggers")
+			minCount := fs.Int("min", 3, "report error types seen at least `N` times")
+			asJSON := fs.Bool("json", false, "print JSON")
+			if err := e.parse(fs, "Usage: lore failures triggers [--min N] [--json]", args); err != nil {
+				return err
+			}
+			if *minCount < 1 {
+				return usageError("", "failures triggers: --min must be at least 1")
+			}
+			_, set, err := e.load(lore.Failure)
+			if err != nil {
+				return err
+			}
+			ts := failures.Triggers(set.Current(lore.Failure), *minCount)
+			if *asJSON {
+				if ts == nil {
+					ts = []failures.Trigger{}
+				}
+				return e.printJSON(ts)
+			}
+			if len(ts) == 0 {
+				fmt.Fprintf(e.stderr, "lore: no error type seen %d or more times\n", *minCount)
+			}
+			for _, t := range ts {
+				tools := ""
+				if len(t.Tools) > 0 {
+					tools = " (" + strings.Join(t.Tools, ", ") + ")"
+				}
+				fmt.Fprintf(e.stdout, "%3d× %s%s, last %s: %s\n", t.Count, t.ErrorType, tools, t.Last.Format("2006-01-02"), oneLine(t.Example))
+			}
+			return nil
+		}},
+	}
+	return e.dispatch("failures", verbs, []string{"triggers"}, args)
+}

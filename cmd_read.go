@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"lore/inject"
+	"lore/lore"
+)
+
+const listHelp = `Usage: lore list [kind] [--limit N] [--all] [--json]
+
+List records, newest first: short ID, date, kind, headline. kind is one of
+decision, pattern, failure, handoff, observation (or their plurals).
+Dismissed and promoted observations are hidden unless --all is given.`
+
+func cmdList(_ context.Context, e *env, args []string) error {
+	fs := newFlags("list")
+	limit := fs.IntP("limit", "n", 0, "show at most `N` records (0: all)")
+	all := fs.Bool("all", false, "include dismissed and promoted observations")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := e.parse(fs, listHelp, args); err != nil {
+		return err
+	}
+	var kinds []lore.Kind
+	for _, a := range fs.Args() {
+		k, err := lore.ParseKind(a)
+		if err != nil {
+			return usageError("", "list: %v", err)
+		}
+		kinds = append(kinds, k)
+	}
+	if *limit < 0 {
+		return usageError("", "list: --limit must not be negative")
+	}
+	_, set, err := e.load(kinds...)
+	if err != nil {
+		return err
+	}
+	var recs []*lore.Record
+	for _, r := range set.Current(kinds...) {
+		if !*all && (r.Status == lore.StatusDismissed || r.Status == lore.StatusPromoted) {
+			continue
+		}
+		recs = append(recs, r)
+		if *limit > 0 && len(recs) == *limit {
+			break
+		}
+	}
+	if *asJSON {
+		return e.printJSON(recordsJSON(recs))
+	}
+	for _, r := range recs {
+		fmt.Fprintln(e.stdout, e.listLine(r))
+	}
+	return nil
+}
+
+const showHelp = `Usage: lore show <id> [--json]
+
+Show a record's current version and its version history, oldest first. The
+ID can be any unique prefix of it, such as dec-a1b2.`
+
+func cmdShow(_ context.Context, e *env, args []string) error {
+	fs := newFlags("show")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := e.parse(fs, showHelp, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError("run 'lore show --help'", "show: want one record ID")
+	}
+	_, set, err := e.load()
+	if err != nil {
+		return err
+	}
+	id, err := set.Resolve(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	r, hist := set.Get(id), set.History(id)
+	if *asJSON {
+		return e.printJSON(map[string]any{"record": recordJSON(r), "history": recordsJSON(hist)})
+	}
+	status := ""
+	if r.Status != lore.StatusActive {
+		status = "  [" + r.Status + "]"
+	}
+	fmt.Fprintf(e.stdout, "%s %s%s\n", e.paint(r.Kind, string(r.Kind)), r.ID, status)
+	fmt.Fprintf(e.stdout, "  %s\n", r.Title())
+	for _, l := range inject.DetailLines(r) {
+		fmt.Fprintf(e.stdout, "  %s\n", l)
+	}
+	if r.From != "" {
+		fmt.Fprintf(e.stdout, "  Promoted from: %s\n", lore.ShortID(r.From))
+	}
+	if r.PromotedTo != "" {
+		fmt.Fprintf(e.stdout, "  Promoted to: %s\n", lore.ShortID(r.PromotedTo))
+	}
+	if len(r.Tags) > 0 {
+		fmt.Fprintf(e.stdout, "  Tags: %s\n", strings.Join(r.Tags, ", "))
+	}
+	fmt.Fprintf(e.stdout, "  Created: %s\n", r.Created.Format("2006-01-02 15:04:05 UTC"))
+	fmt.Fprintf(e.stdout, "\nHistory (%d version%s):\n", len(hist), plural(len(hist)))
+	for i, v := range hist {
+		fmt.Fprintf(e.stdout, "  %s  %-10s %s\n", v.Time.Format("2006-01-02 15:04:05"), versionLabel(hist, i), origin(v))
+		fmt.Fprintf(e.stdout, "      %s\n", oneLine(v.Title()))
+		fmt.Fprintf(e.stdout, "      %s\n", v.Source)
+	}
+	return nil
+}
+
+// versionLabel says what a version did relative to the one before it.
+func versionLabel(hist []*lore.Record, i int) string {
+	v := hist[i]
+	switch {
+	case i == 0:
+		return "created"
+	case v.Status != hist[i-1].Status && v.Status != lore.StatusActive:
+		return v.Status
+	case v.Validations > hist[i-1].Validations:
+		return "validated"
+	case v.Status != hist[i-1].Status:
+		return "restored"
+	}
+	return "revised"
+}
+
+func origin(r *lore.Record) string {
+	var parts []string
+	if r.Author != "" {
+		parts = append(parts, r.Author)
+	}
+	if r.Branch != "" {
+		parts = append(parts, "on "+r.Branch)
+	}
+	if len(r.Commit) >= 7 {
+		parts = append(parts, "at "+r.Commit[:7])
+	}
+	return strings.Join(parts, " ")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+const searchHelp = `Usage: lore search <query> [--kind K] [--limit N] [--json]
+
+Search records with the same ranking the prompt hook uses: keywords from the
+query match record headlines, tags and bodies fuzzily (word forms, typos,
+synonyms from config.toml), weighted by kind and age. Unlike the hook,
+search shows weak matches too.`
+
+// searchThreshold lets search show weak matches the hook would hold back.
+const searchThreshold = 0.05
+
+func cmdSearch(_ context.Context, e *env, args []string) error {
+	fs := newFlags("search")
+	kindFlag := fs.StringP("kind", "k", "", "only records of this `kind`")
+	limit := fs.IntP("limit", "n", 20, "show at most `N` results")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := e.parse(fs, searchHelp, args); err != nil {
+		return err
+	}
+	query := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if query == "" {
+		return usageError("run 'lore search --help'", "search: the query is empty")
+	}
+	var kinds []lore.Kind
+	if *kindFlag != "" {
+		k, err := lore.ParseKind(*kindFlag)
+		if err != nil {
+			return usageError("", "search: %v", err)
+		}
+		kinds = append(kinds, k)
+	}
+	s, set, err := e.load()
+	if err != nil {
+		return err
+	}
+	ix := inject.NewIndex(set.Current(), s.Config)
+	res := ix.Rank(query, inject.Options{Now: s.Clock(), Threshold: searchThreshold, Kinds: kinds})
+	if *limit > 0 && len(res) > *limit {
+		res = res[:*limit]
+	}
+	if *asJSON {
+		out := make([]map[string]any, 0, len(res))
+		for _, sc := range res {
+			out = append(out, map[string]any{"record": recordJSON(sc.Rec), "score": sc})
+		}
+		return e.printJSON(out)
+	}
+	if len(res) == 0 {
+		fmt.Fprintf(e.stderr, "lore: nothing matches %q\n", query)
+		return nil
+	}
+	for _, sc := range res {
+		fmt.Fprintf(e.stdout, "%s  %.2f\n", e.listLine(sc.Rec), sc.Score)
+	}
+	return nil
+}

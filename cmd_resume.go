@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"lore/inject"
+)
+
+const resumeHelp = `Usage: lore resume [--json] [--budget N] [--no-git]
+
+Where the last session left off: the latest handoff (summary, next steps,
+blockers), what git says happened since it (commits since the handoff's
+commit, the branch, uncommitted files), recent decisions, the most trusted
+patterns, recurring failures and the inbox. With --budget, the view is the
+block the SessionStart hook injects, cut to N tokens.`
+
+func cmdResume(ctx context.Context, e *env, args []string) error {
+	fs := newFlags("resume")
+	asJSON := fs.Bool("json", false, "print JSON")
+	budget := fs.Int("budget", 0, "fit the view into `N` tokens, as the session-start hook does")
+	noGit := fs.Bool("no-git", false, "skip the git changes")
+	if err := e.parse(fs, resumeHelp, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("run 'lore resume --help'", "resume takes no arguments")
+	}
+	if *budget < 0 {
+		return usageError("", "resume: --budget must not be negative")
+	}
+	s, set, err := e.load()
+	if err != nil {
+		return err
+	}
+	repo := filepath.Dir(s.Dir)
+	if *noGit {
+		repo = ""
+	}
+	v := inject.BuildResume(ctx, set.Current(), repo)
+	if *asJSON {
+		out := map[string]any{
+			"handoff":            nil,
+			"git":                v.Git,
+			"decisions":          recordsJSON(v.Decisions),
+			"patterns":           recordsJSON(v.Patterns),
+			"recurring_failures": v.Failures,
+			"inbox":              v.Inbox,
+		}
+		if v.Handoff != nil {
+			out["handoff"] = recordJSON(v.Handoff)
+		}
+		return e.printJSON(out)
+	}
+	if *budget > 0 {
+		r := inject.Render("session resume", v.Entries(), *budget*inject.CharsPerToken, 0)
+		fmt.Fprintln(e.stdout, r.Text)
+		return nil
+	}
+	for i, en := range v.Entries() {
+		if i > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		fmt.Fprintln(e.stdout, inject.Sanitize(en.Full))
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+// Package failures owns failures: an error type, its message and the tool
+// that hit it, and the triggers report that surfaces error types that keep
+// recurring.
+package failures
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"lore/lore"
+)
+
+// Options are a failure's optional fields.
+type Options struct {
+	Tool string
+	Tags []string
+}
+
+// ErrorTypeError is an error type that is empty or not one word.
+type ErrorTypeError struct{ Value string }
+
+func (e *ErrorTypeError) Error() string {
+	if strings.TrimSpace(e.Value) == "" {
+		return "error type is empty"
+	}
+	return fmt.Sprintf("error type %q must be one word, such as NonZeroExit or TypeError", e.Value)
+}
+
+// CheckErrorType accepts one word of letters, digits, '_', '-', '.', ':'.
+func CheckErrorType(t string) error {
+	if t == "" || strings.IndexFunc(t, func(c rune) bool {
+		return !(unicode.IsLetter(c) || unicode.IsDigit(c) || strings.ContainsRune("_-.:", c))
+	}) >= 0 {
+		return &ErrorTypeError{t}
+	}
+	return nil
+}
+
+// Fail appends a new failure.
+func Fail(s *lore.Store, errorType, message string, o Options) (*lore.Record, error) {
+	errorType = strings.TrimSpace(errorType)
+	if err := CheckErrorType(errorType); err != nil {
+		return nil, err
+	}
+	r, err := s.New(lore.Failure, message, o.Tags)
+	if err != nil {
+		return nil, err
+	}
+	r.ErrorType = errorType
+	r.Tool = strings.TrimSpace(o.Tool)
+	return r, s.Append(r)
+}
+
+// Trigger is an error type seen repeatedly.
+type Trigger struct {
+	ErrorType string    `json:"error_type"`
+	Count     int       `json:"count"`
+	Last      time.Time `json:"last"`
+	Tools     []string  `json:"tools,omitempty"`
+	IDs       []string  `json:"ids"`
+	Example   string    `json:"example"` // the latest message
+}
+
+// Triggers returns the error types with at least min failures, most
+// frequent first.
+func Triggers(recs []*lore.Record, min int) []Trigger {
+	by := map[string]*Trigger{}
+	for _, r := range recs {
+		if r.Kind != lore.Failure {
+			continue
+		}
+		t := by[r.ErrorType]
+		if t == nil {
+			t = &Trigger{ErrorType: r.ErrorType}
+			by[r.ErrorType] = t
+		}
+		t.Count++
+		t.IDs = append(t.IDs, r.ID)
+		if r.Created.After(t.Last) {
+			t.Last, t.Example = r.Created, r.Text
+		}
+		if r.Tool != "" && !contains(t.Tools, r.Tool) {
+			t.Tools = append(t.Tools, r.Tool)
+		}
+	}
+	var out []Trigger
+	for _, t := range by {
+		if t.Count >= min {
+			sort.Strings(t.Tools)
+			out = append(out, *t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Last.After(out[j].Last)
+	})
+	return out
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Heading is the failure's detail for its title line: "(tool: Bash)".
+func Heading(r *lore.Record) string {
+	if r.Tool == "" {
+		return ""
+	}
+	return "tool: " + r.Tool
+}

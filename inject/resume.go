@@ -1,0 +1,158 @@
+package inject
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"lore/failures"
+	"lore/lore"
+	"lore/patterns"
+	"lore/transfer"
+)
+
+// How much the resume view shows of each section.
+const (
+	resumeDecisions = 5
+	resumePatterns  = 5
+	resumeFailures  = 3
+	recurringMin    = 2
+)
+
+// Resume is where the last session left off.
+type Resume struct {
+	Handoff   *lore.Record       `json:"-"`
+	Git       *GitChanges        `json:"git,omitempty"`
+	Decisions []*lore.Record     `json:"-"`
+	Patterns  []*lore.Record     `json:"-"`
+	Failures  []failures.Trigger `json:"recurring_failures"`
+	Inbox     int                `json:"inbox"` // observations waiting for triage
+}
+
+// BuildResume assembles the view from the current records. repoDir is the
+// repository's worktree ("" to skip git).
+func BuildResume(ctx context.Context, recs []*lore.Record, repoDir string) *Resume {
+	v := &Resume{Handoff: transfer.Latest(recs)}
+	for _, r := range recs { // recs are newest first
+		switch {
+		case r.Kind == lore.Decision && r.Active() && len(v.Decisions) < resumeDecisions:
+			v.Decisions = append(v.Decisions, r)
+		case r.Kind == lore.Pattern && r.Active():
+			v.Patterns = append(v.Patterns, r)
+		case r.Kind == lore.Observation && r.Active():
+			v.Inbox++
+		}
+	}
+	sort.SliceStable(v.Patterns, func(i, j int) bool {
+		return patterns.Confidence(v.Patterns[i]) > patterns.Confidence(v.Patterns[j])
+	})
+	if len(v.Patterns) > resumePatterns {
+		v.Patterns = v.Patterns[:resumePatterns]
+	}
+	v.Failures = failures.Triggers(recs, recurringMin)
+	if len(v.Failures) > resumeFailures {
+		v.Failures = v.Failures[:resumeFailures]
+	}
+	if repoDir != "" {
+		since := ""
+		if v.Handoff != nil {
+			since = v.Handoff.Commit
+		}
+		v.Git = ReadGitChanges(ctx, repoDir, since)
+	}
+	return v
+}
+
+// Entries lays the view out as block entries, most important first, so
+// the budget trims from the end.
+func (v *Resume) Entries() []Entry {
+	var es []Entry
+	if h := v.Handoff; h != nil {
+		by := ""
+		if h.Author != "" {
+			by = " by " + h.Author
+		}
+		if h.Branch != "" {
+			by += " on " + h.Branch
+		}
+		full := fmt.Sprintf("Last handoff %s (%s%s):\n  %s", h.Short(), h.Created.Format("2006-01-02 15:04"), by, oneLine(h.Text))
+		for _, l := range transfer.Body(h) {
+			full += "\n  " + oneLine(l)
+		}
+		es = append(es, Entry{ID: h.ID, Full: full, Summary: "Last handoff: " + Summary(h)})
+	} else {
+		es = append(es, Entry{ID: "handoff", Full: "No handoff yet: end a session with lore handoff \"<summary>\" --next \"<step>\".",
+			Summary: "No handoff yet."})
+	}
+	if g := v.Git; g != nil {
+		es = append(es, Entry{ID: "git", Full: g.text(), Summary: g.summary()})
+	}
+	for _, r := range v.Decisions {
+		es = append(es, Entry{ID: r.ID, Full: Describe(r).String(), Summary: Summary(r)})
+	}
+	for _, r := range v.Patterns {
+		es = append(es, Entry{ID: r.ID, Full: Describe(r).String(), Summary: Summary(r)})
+	}
+	for _, t := range v.Failures {
+		tools := ""
+		if len(t.Tools) > 0 {
+			tools = " (" + strings.Join(t.Tools, ", ") + ")"
+		}
+		line := fmt.Sprintf("[recurring failure] %d× %s%s, last %s: %s", t.Count, t.ErrorType, tools, t.Last.Format("2006-01-02"), oneLine(t.Example))
+		es = append(es, Entry{ID: "trigger:" + t.ErrorType, Full: line, Summary: CutWords(line, 120)})
+	}
+	if v.Inbox > 0 {
+		line := fmt.Sprintf("Inbox: %d observation%s to triage (lore list observation).", v.Inbox, plural(v.Inbox))
+		es = append(es, Entry{ID: "inbox", Full: line, Summary: line})
+	}
+	return es
+}
+
+func (g *GitChanges) text() string {
+	var b strings.Builder
+	branch := g.Branch
+	if branch == "" {
+		branch = "(unknown branch)"
+	}
+	fmt.Fprintf(&b, "Git on %s:", branch)
+	switch {
+	case g.Note != "":
+		fmt.Fprintf(&b, "\n  %s", g.Note)
+	case g.Since != "" && len(g.Commits) == 0:
+		fmt.Fprintf(&b, "\n  no commits since the handoff (%s)", short(g.Since))
+	case g.Since != "":
+		n := len(g.Commits)
+		more := ""
+		if n > 50 {
+			more, n = "50+", 50
+		} else {
+			more = fmt.Sprint(n)
+		}
+		fmt.Fprintf(&b, "\n  %s commit%s since the handoff (%s):", more, plural(len(g.Commits)), short(g.Since))
+		for i, c := range g.Commits[:n] {
+			if i == maxListed {
+				fmt.Fprintf(&b, "\n    … %d more (git log %s..HEAD)", n-maxListed, short(g.Since))
+				break
+			}
+			fmt.Fprintf(&b, "\n    %s", c)
+		}
+	}
+	if len(g.Uncommitted) == 0 {
+		b.WriteString("\n  working tree clean")
+	} else {
+		fmt.Fprintf(&b, "\n  %d uncommitted file%s:", len(g.Uncommitted), plural(len(g.Uncommitted)))
+		for i, f := range g.Uncommitted {
+			if i == maxListed {
+				fmt.Fprintf(&b, "\n    … %d more (git status)", len(g.Uncommitted)-maxListed)
+				break
+			}
+			fmt.Fprintf(&b, "\n    %s", f)
+		}
+	}
+	return b.String()
+}
+
+func (g *GitChanges) summary() string {
+	return fmt.Sprintf("Git on %s: %d commits since the handoff, %d uncommitted files.", g.Branch, len(g.Commits), len(g.Uncommitted))
+}

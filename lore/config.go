@@ -1,0 +1,177 @@
+package lore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is .lore/config.toml. Zero values mean "use the default".
+type Config struct {
+	Format   int                 `toml:"format"`
+	Inject   InjectConfig        `toml:"inject"`
+	Weights  map[string]float64  `toml:"weights"`
+	Synonyms map[string][]string `toml:"synonyms"`
+}
+
+// InjectConfig tunes what the prompt hook injects.
+type InjectConfig struct {
+	Budget       int     `toml:"budget"`         // tokens, about 4 characters each
+	Threshold    float64 `toml:"threshold"`      // minimum score to inject
+	HalfLifeDays float64 `toml:"half_life_days"` // recency decay
+	MaxItems     int     `toml:"max_items"`      // whole items at most
+}
+
+// DefaultConfig is what lore init writes; every value is the built-in default.
+const DefaultConfig = `# lore settings. Every value below is the built-in default;
+# change one and commit it to change it for everyone on the repository.
+format = 1
+
+[inject]
+# Token budget of the block injected on each prompt (about 4 characters a token).
+# LORE_CONTEXT_BUDGET overrides it for one shell.
+budget = 2000
+# Score below which a record is not injected at all: keeps noise out.
+threshold = 0.3
+# Days after which a record's recency weight has halved.
+half_life_days = 90
+# Whole items at most; the rest become one-line ID summaries.
+max_items = 5
+
+[weights]
+# Kind weights used in ranking.
+pattern = 1.0
+decision = 0.9
+failure = 0.8
+handoff = 0.7
+observation = 0.5
+
+[synonyms]
+# Words that should also match each other in prompts and records.
+deploy = ["ci", "pipeline", "release", "ship"]
+test = ["spec", "unittest", "testing"]
+database = ["db", "sql", "postgres", "sqlite"]
+auth = ["login", "authentication", "oauth", "session"]
+`
+
+// ConfigError is a problem in config.toml at a line.
+type ConfigError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+var typeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+
+// LoadConfig reads dir/config.toml over the defaults. A missing file means
+// the defaults; a malformed one is an error naming file, line and key.
+func LoadConfig(dir string) (*Config, error) {
+	path := filepath.Join(dir, "config.toml")
+	cfg := defaults()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	md, err := toml.Decode(string(data), cfg)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			msg := pe.Message
+			if pe.LastKey != "" {
+				msg = fmt.Sprintf("key %q: %s", pe.LastKey, pe.Message)
+			}
+			return nil, &ConfigError{path, pe.Position.Line, msg}
+		}
+		// Type mismatches come as "toml: line N (last key "k"): msg".
+		if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, &ConfigError{path, line, fmt.Sprintf("key %q: %s", m[2], m[3])}
+		}
+		return nil, &ConfigError{path, 0, err.Error()}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0]
+		return nil, &ConfigError{path, keyLine(data, k[len(k)-1]), fmt.Sprintf("unknown key %q", k.String())}
+	}
+	if cfg.Format > FormatVersion {
+		return nil, fmt.Errorf("%s:%d: %w", path, keyLine(data, "format"), &ErrNewerFormat{cfg.Format})
+	}
+	return cfg, cfg.validate(path, data)
+}
+
+func (c *Config) validate(path string, data []byte) error {
+	bad := func(key, msg string) error { return &ConfigError{path, keyLine(data, key), fmt.Sprintf("key %q: %s", key, msg)} }
+	if c.Inject.Budget < 0 {
+		return bad("budget", "must not be negative")
+	}
+	if c.Inject.Threshold < 0 || c.Inject.Threshold > 1 {
+		return bad("threshold", "must be between 0 and 1")
+	}
+	if c.Inject.HalfLifeDays <= 0 {
+		return bad("half_life_days", "must be positive")
+	}
+	for k, w := range c.Weights {
+		if _, err := ParseKind(k); err != nil {
+			return bad(k, "not a kind")
+		}
+		if w < 0 {
+			return bad(k, "weight must not be negative")
+		}
+	}
+	return nil
+}
+
+func defaults() *Config {
+	return &Config{
+		Format: FormatVersion,
+		Inject: InjectConfig{Budget: 2000, Threshold: 0.3, HalfLifeDays: 90, MaxItems: 5},
+		Weights: map[string]float64{
+			"pattern": 1.0, "decision": 0.9, "failure": 0.8, "handoff": 0.7, "observation": 0.5,
+		},
+		Synonyms: map[string][]string{
+			"deploy":   {"ci", "pipeline", "release", "ship"},
+			"test":     {"spec", "unittest", "testing"},
+			"database": {"db", "sql", "postgres", "sqlite"},
+			"auth":     {"login", "authentication", "oauth", "session"},
+		},
+	}
+}
+
+// Weight is the ranking weight of kind k.
+func (c *Config) Weight(k Kind) float64 {
+	if w, ok := c.Weights[string(k)]; ok {
+		return w
+	}
+	return defaults().Weights[string(k)]
+}
+
+// keyLine finds the first line that assigns key, for messages about keys
+// the TOML decoder does not position.
+func keyLine(data []byte, key string) int {
+	for i, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		if rest, ok := strings.CutPrefix(l, key); ok && strings.HasPrefix(strings.TrimSpace(rest), "=") {
+			return i + 1
+		}
+		if rest, ok := strings.CutPrefix(l, `"`+key+`"`); ok && strings.HasPrefix(strings.TrimSpace(rest), "=") {
+			return i + 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"lore/lore"
+)
+
+// recordJSON is a record as read commands print it with --json: every
+// stored field (unknown ones too) plus the short ID.
+func recordJSON(r *lore.Record) json.RawMessage {
+	line, err := r.MarshalLine()
+	if err != nil {
+		return json.RawMessage(`null`)
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return json.RawMessage(line)
+	}
+	m["short"], _ = json.Marshal(r.Short())
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(m)
+	return bytes.TrimSpace(buf.Bytes())
+}
+
+func recordsJSON(rs []*lore.Record) []json.RawMessage {
+	out := make([]json.RawMessage, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, recordJSON(r))
+	}
+	return out
+}
+
+// printJSON writes v as indented JSON to stdout.
+func (e *env) printJSON(v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// color reports whether stdout takes ANSI colour: a terminal, NO_COLOR unset.
+func (e *env) color() bool {
+	if e.getenv("NO_COLOR") != "" || e.getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := e.stdout.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+var kindColors = map[lore.Kind]string{
+	lore.Pattern: "32", lore.Decision: "34", lore.Failure: "31", lore.Handoff: "35", lore.Observation: "33",
+}
+
+// paint colours s for kind k when colour is on.
+func (e *env) paint(k lore.Kind, s string) string {
+	if !e.color() {
+		return s
+	}
+	return fmt.Sprintf("\x1b[%sm%s\x1b[0m", kindColors[k], s)
+}
+
+// listLine is a record on one line: short ID, date, kind, headline, status.
+func (e *env) listLine(r *lore.Record) string {
+	status := ""
+	if r.Status != lore.StatusActive {
+		status = " [" + r.Status + "]"
+	}
+	return fmt.Sprintf("%-13s %s  %-11s %s%s", r.Short(), r.Created.Format("2006-01-02"),
+		e.paint(r.Kind, string(r.Kind)), oneLine(r.Title()), status)
+}
+
+// oneLine folds whitespace so a record's text stays on its line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,60 @@
+// Package transfer owns handoffs: what a session did, what is next and what
+// is blocked, so the next session (or person) starts where this one ended.
+package transfer
+
+import (
+	"strings"
+
+	"lore/lore"
+)
+
+// Options are a handoff's optional fields.
+type Options struct {
+	Next    []string
+	Blocked []string
+	Tags    []string
+}
+
+// Handoff appends a new handoff.
+func Handoff(s *lore.Store, summary string, o Options) (*lore.Record, error) {
+	r, err := s.New(lore.Handoff, summary, o.Tags)
+	if err != nil {
+		return nil, err
+	}
+	r.Next = nonEmpty(o.Next)
+	r.Blocked = nonEmpty(o.Blocked)
+	return r, s.Append(r)
+}
+
+// Latest returns the newest active handoff among recs, or nil.
+func Latest(recs []*lore.Record) *lore.Record {
+	var best *lore.Record
+	for _, r := range recs {
+		if r.Kind == lore.Handoff && r.Active() && (best == nil || r.Created.After(best.Created)) {
+			best = r
+		}
+	}
+	return best
+}
+
+// Body is the handoff's next steps and blockers, one line each.
+func Body(r *lore.Record) []string {
+	var out []string
+	for _, n := range r.Next {
+		out = append(out, "Next: "+n)
+	}
+	for _, b := range r.Blocked {
+		out = append(out, "Blocked: "+b)
+	}
+	return out
+}
+
+func nonEmpty(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
