@@ -72,6 +72,7 @@ func commands() []command {
 		{"observe", "note an observation in the inbox", cmdObserve},
 		{"capture", "record anything; the kind follows from the flags", cmdCapture},
 		{"resume", "where the last session left off", cmdResume},
+		{"inject", "the records relevant to a prompt (hook mode: --stdin)", cmdInject},
 		{"list", "list records, newest first", cmdList},
 		{"show", "show a record and its history", cmdShow},
 		{"search", "search records", cmdSearch},

@@ -19,77 +19,92 @@ const (
 // Entry is one record's contribution to a block: its whole form and the
 // one-line summary used when the budget runs short.
 type Entry struct {
-	Full    string
-	Summary string
-	ID      string
+	Full        string
+	Summary     string
+	ID          string
+	SummaryOnly bool // already shown whole earlier in the session
 }
 
-// Rendered is a block and which entries went into it in full.
+// Rendered is a block and which entries went into it, and how.
 type Rendered struct {
 	Text     string
 	Full     []string // IDs shown whole
 	Summary  []string // IDs shown as one-line summaries
 	Omitted  int      // entries that did not fit at all
-	Overflow bool     // the first entry did not fit even as a summary
 }
 
-// Render lays out entries under a header naming what the block is, within
-// budget characters (at most MaxChars): whole entries while they fit (and
-// while fewer than maxFull are whole), then one-line summaries with a hint
-// to run lore show, then nothing. Text is never cut mid-word.
+// maxSummaryChars bounds a one-line summary, so one enormous record cannot
+// crowd out the rest.
+const maxSummaryChars = 160
+
+// Render lays out entries, best first, under a header naming what the block
+// is, within budgetChars (never above MaxChars): whole entries while they
+// fit (at most maxFull of them, 0 for no limit), then the rest as one-line
+// summaries with a hint to run lore show while those fit. Text is never
+// cut mid-word.
 func Render(what string, entries []Entry, budgetChars, maxFull int) Rendered {
 	budgetChars = min(budgetChars, MaxChars)
 	if maxFull <= 0 {
 		maxFull = len(entries)
 	}
-	// The header's count depends on what fits; reserve room for its widest
-	// form, "(what, 999 items)".
-	headerRoom := len(header(what, 999)) + 1
-	room := budgetChars - headerRoom - len(footer)
-	var body strings.Builder
+	const hint = "(more: lore show <id>)"
+	// Reserve room for the widest header, "(what, 999 items)", the footer,
+	// the newlines between them and the hint.
+	room := budgetChars - len(header(what, 999)) - len(footer) - 2 - len(hint) - 1
 	var out Rendered
-	hint := "(more: lore show <id>)"
-	summaries := false
-	for i, en := range entries {
+	var fulls, sums []string
+	used := 0
+	whole := true
+	var rest []Entry
+	for _, en := range entries {
 		full := Sanitize(en.Full)
-		if !summaries && len(out.Full) < maxFull && body.Len()+len(full)+2 <= room-len(hint)-1 {
-			body.WriteString(full)
-			body.WriteString("\n\n")
+		if whole && !en.SummaryOnly && len(fulls) < maxFull && used+len(full)+2 <= room {
+			fulls = append(fulls, full)
+			used += len(full) + 2
 			out.Full = append(out.Full, en.ID)
 			continue
 		}
-		if !summaries {
-			summaries = true
-			room -= len(hint) + 1
+		if !en.SummaryOnly {
+			whole = false // once one does not fit, the rest are summaries
 		}
-		sum := Sanitize(en.Summary)
-		if body.Len()+len(sum)+1 > room {
-			if i == 0 {
-				// Not even one summary fits: cut it at a word boundary.
-				sum = CutWords(sum, room-body.Len()-1)
-				if sum == "" {
-					out.Overflow = true
-					break
-				}
-				out.Overflow = true
-			} else {
-				out.Omitted = len(entries) - i
+		rest = append(rest, en)
+	}
+	for i, en := range rest {
+		sum := CutWords(Sanitize(en.Summary), maxSummaryChars)
+		if used+len(sum)+1 > room {
+			if len(fulls) == 0 && len(sums) == 0 {
+				sum = CutWords(sum, room-used-1) // a tiny budget: what fits of one
+			}
+			if sum == "" || used+len(sum)+1 > room {
+				out.Omitted = len(rest) - i
 				break
 			}
 		}
-		body.WriteString(sum)
-		body.WriteString("\n")
+		sums = append(sums, sum)
+		used += len(sum) + 1
 		out.Summary = append(out.Summary, en.ID)
 	}
-	n := len(out.Full) + len(out.Summary)
+	n := len(fulls) + len(sums)
 	if n == 0 {
 		return out
 	}
-	text := strings.TrimRight(body.String(), "\n")
-	if len(out.Summary) > 0 {
-		text += "\n" + hint
+	var b strings.Builder
+	b.WriteString(header(what, n))
+	b.WriteByte('\n')
+	for _, f := range fulls {
+		b.WriteString(f)
+		b.WriteString("\n\n")
 	}
-	out.Text = header(what, n) + "\n" + text + "\n" + footer
+	for _, s := range sums {
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	if len(sums) > 0 {
+		b.WriteString(hint)
+		b.WriteByte('\n')
+	}
+	text := strings.TrimRight(b.String(), "\n") + "\n" + footer
+	out.Text = text
 	return out
 }
 

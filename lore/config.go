@@ -116,7 +116,9 @@ func LoadConfig(dir string) (*Config, error) {
 }
 
 func (c *Config) validate(path string, data []byte) error {
-	bad := func(key, msg string) error { return &ConfigError{path, keyLine(data, key), fmt.Sprintf("key %q: %s", key, msg)} }
+	bad := func(key, msg string) error {
+		return &ConfigError{path, keyLine(data, key), fmt.Sprintf("key %q: %s", key, msg)}
+	}
 	if c.Inject.Budget < 0 {
 		return bad("budget", "must not be negative")
 	}

@@ -1,6 +1,7 @@
 package lore
 
 import (
+	"context"
 	"bytes"
 	"errors"
 	"fmt"
@@ -36,17 +37,31 @@ type Set struct {
 	// Ties are versions of one ID with the same timestamp but different
 	// content: not lost (the content order decides), but worth reporting.
 	Ties [][2]*Record
+	// Partial is set when reading stopped early (see LoadContext).
+	Partial bool
 }
 
 // Load reads the given kinds (all if none). Malformed lines become
 // warnings; a record written by a newer format stops the read.
 func (s *Store) Load(kinds ...Kind) (*Set, error) {
+	return s.LoadContext(context.Background(), kinds...)
+}
+
+// LoadContext is Load that stops reading when ctx is done, newest shards
+// first, and marks the set Partial: the prompt hook would rather answer
+// from most of the store than not at all.
+func (s *Store) LoadContext(ctx context.Context, kinds ...Kind) (*Set, error) {
 	files, err := s.Files(kinds...)
 	if err != nil {
 		return nil, err
 	}
+	sort.Sort(sort.Reverse(sort.StringSlice(files)))
 	set := &Set{versions: map[string][]*Record{}}
 	for _, f := range files {
+		if ctx.Err() != nil {
+			set.Partial = true
+			break
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
@@ -67,11 +82,15 @@ func (s *Store) Load(kinds ...Kind) (*Set, error) {
 			set.add(r)
 		}
 	}
-	for id, vs := range set.versions {
-		sort.SliceStable(vs, func(i, j int) bool { return Newer(vs[j], vs[i]) })
-		set.versions[id] = vs
-	}
+	set.sortVersions()
 	return set, nil
+}
+
+// sortVersions orders each record's versions oldest first, by timestamp.
+func (set *Set) sortVersions() {
+	for _, vs := range set.versions {
+		sort.SliceStable(vs, func(i, j int) bool { return Newer(vs[j], vs[i]) })
+	}
 }
 
 func (set *Set) add(r *Record) {

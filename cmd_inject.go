@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"lore/inject"
+)
+
+const injectHelp = `Usage:
+  lore inject --stdin [--budget N]              hook mode: answer an agent's hook JSON
+  lore inject "<free text>" [--budget N] [--explain] [--json]   preview
+
+With --stdin, lore reads the hook JSON an agent sends (Claude Code and Codex
+UserPromptSubmit and SessionStart, Gemini CLI BeforeAgent and SessionStart)
+and prints the answer the agent expects: the records relevant to the prompt,
+or the resume view at session start, inside the token budget. Nothing
+relevant, bad input or any error prints nothing and exits 0, so the prompt is
+never blocked; LORE_DEBUG=1 prints the reason on stderr.
+
+With text, lore prints the block it would inject for that prompt; --explain
+shows every candidate's score and the factors behind it, --json the hook's
+JSON answer.
+
+The budget is in tokens (about 4 characters each): --budget, then
+$LORE_CONTEXT_BUDGET, then [inject] budget in config.toml, then 2000. The
+block never exceeds 10,000 characters.`
+
+func cmdInject(ctx context.Context, e *env, args []string) error {
+	fs := newFlags("inject")
+	stdin := fs.Bool("stdin", false, "hook mode: read the hook JSON from stdin")
+	budget := fs.Int("budget", 0, "token budget (`N` tokens of about 4 characters)")
+	explain := fs.Bool("explain", false, "show each candidate's score and factors")
+	asJSON := fs.Bool("json", false, "print the hook's JSON answer")
+	if err := e.parse(fs, injectHelp, args); err != nil {
+		return err
+	}
+	if *stdin {
+		err := inject.RunHook(ctx, e.stdin, e.stdout, inject.HookEnv{
+			Getenv: e.getenv, Cwd: e.cwd, StoreDir: e.dir, BudgetFlag: *budget,
+		})
+		if err != nil && e.getenv("LORE_DEBUG") != "" {
+			fmt.Fprintf(e.stderr, "lore: inject: %v\n", err)
+		}
+		return nil // hook mode never fails the prompt
+	}
+	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if text == "" {
+		return usageError("run 'lore inject --help'", "inject: want --stdin or the text of a prompt")
+	}
+	if *budget < 0 {
+		return usageError("", "inject: --budget must not be negative")
+	}
+	s, set, err := e.load()
+	if err != nil {
+		return err
+	}
+	ix := inject.NewIndex(set.Current(), s.Config)
+	if *explain {
+		return e.explain(ix, text, s.Config.Inject.Threshold, s.Clock)
+	}
+	r := inject.PromptContext(ix, s.Config, text, inject.Budget(*budget, e.getenv, s.Config), s.Clock(), nil)
+	if r.Text == "" {
+		fmt.Fprintln(e.stderr, "lore: nothing relevant to inject")
+		return nil
+	}
+	if *asJSON {
+		b, err := inject.MarshalHookOutput(inject.EventUserPrompt, r.Text)
+		if err != nil {
+			return err
+		}
+		_, err = e.stdout.Write(b)
+		return err
+	}
+	fmt.Fprintln(e.stdout, r.Text)
+	return nil
+}
+
+// explain prints every candidate with a score, above and below the
+// threshold, and why it scored so.
+func (e *env) explain(ix *inject.Index, text string, threshold float64, clock func() time.Time) error {
+	fmt.Fprintf(e.stdout, "keywords: %s\n", strings.Join(inject.Keywords(text), " "))
+	fmt.Fprintf(e.stdout, "threshold: %.2f (score = kind × recency × status × (0.6·strength + 0.4·coverage))\n\n", threshold)
+	res := ix.Rank(text, inject.Options{Now: clock(), Threshold: 0})
+	if len(res) == 0 {
+		fmt.Fprintln(e.stdout, "no record matches any keyword")
+		return nil
+	}
+	for _, sc := range res {
+		mark := "inject"
+		if sc.Score < threshold {
+			mark = "below threshold"
+		}
+		fmt.Fprintf(e.stdout, "%.3f  %-15s %s\n", sc.Score, mark, inject.Summary(sc.Rec))
+		fmt.Fprintf(e.stdout, "       kind %.2f × recency %.2f × status %.2f × (strength %.2f, coverage %.2f)\n",
+			sc.Kind, sc.Recency, sc.Status, sc.Strength, sc.Coverage)
+		fmt.Fprintf(e.stdout, "       matched: %s\n", strings.Join(sc.Matched, ", "))
+	}
+	return nil
+}

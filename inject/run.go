@@ -1,0 +1,165 @@
+package inject
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"lore/lore"
+)
+
+// HookDeadline bounds a hook's work: past it, the hook answers from what it
+// has read so far instead of holding up the user's prompt.
+const HookDeadline = 500 * time.Millisecond
+
+// maxHookInput bounds what is read from stdin.
+const maxHookInput = 8 << 20
+
+// Budget resolves the token budget: an explicit flag, then
+// LORE_CONTEXT_BUDGET, then config.toml, then the default.
+func Budget(flag int, getenv func(string) string, cfg *lore.Config) int {
+	if flag > 0 {
+		return flag
+	}
+	if v, err := strconv.Atoi(getenv("LORE_CONTEXT_BUDGET")); err == nil && v > 0 {
+		return v
+	}
+	if cfg.Inject.Budget > 0 {
+		return cfg.Inject.Budget
+	}
+	return DefaultBudget
+}
+
+// PromptContext ranks the records for prompt and renders the block, leaving
+// out of the whole-item slots what seen says the session already has.
+func PromptContext(ix *Index, cfg *lore.Config, prompt string, budgetTokens int, now time.Time, seen *Seen) Rendered {
+	ranked := ix.Rank(prompt, Options{Now: now, Threshold: -1})
+	maxFull := cfg.Inject.MaxItems
+	if maxFull <= 0 {
+		maxFull = 5
+	}
+	if len(ranked) > 2*maxFull {
+		ranked = ranked[:2*maxFull]
+	}
+	fresh := 0
+	entries := make([]Entry, 0, len(ranked))
+	for _, sc := range ranked {
+		en := Entry{ID: sc.Rec.ID, Full: Describe(sc.Rec).String(), Summary: Summary(sc.Rec)}
+		if seen != nil && seen.Has(sc.Rec.ID) {
+			en.SummaryOnly = true
+		} else {
+			fresh++
+		}
+		entries = append(entries, en)
+	}
+	if fresh == 0 {
+		return Rendered{} // nothing the session has not seen: stay quiet
+	}
+	return Render("auto-injected", entries, budgetTokens*CharsPerToken, maxFull)
+}
+
+// ResumeContext renders the resume view as a block.
+func ResumeContext(v *Resume, budgetTokens int) Rendered {
+	return Render("session resume", v.Entries(), budgetTokens*CharsPerToken, 0)
+}
+
+// HookEnv is what the hook may use of its process.
+type HookEnv struct {
+	Getenv      func(string) string
+	Cwd         string // used when the input has no cwd
+	StoreDir    string // --dir, if given
+	BudgetFlag  int
+	Now         time.Time
+}
+
+// RunHook answers one hook invocation: it reads the host's JSON from in and
+// writes the answer to out, or nothing. Every failure is returned for the
+// caller to report in debug mode only; out stays empty then.
+func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, HookDeadline)
+	defer cancel()
+	data, err := io.ReadAll(io.LimitReader(in, maxHookInput))
+	if err != nil {
+		return err
+	}
+	hin, err := ParseHookInput(data)
+	if err != nil {
+		return err
+	}
+	if !hin.IsPrompt() && !hin.IsSessionStart() {
+		return fmt.Errorf("event %q is not one lore answers", hin.Event)
+	}
+	s, err := openForHook(hin, env)
+	if err != nil {
+		return err
+	}
+	set, err := s.LoadContext(ctx)
+	if err != nil {
+		return err
+	}
+	now := env.Now
+	if now.IsZero() {
+		now = s.Clock()
+	}
+	budget := Budget(env.BudgetFlag, env.Getenv, s.Config)
+	seen := OpenSeen(s.Dir, hin.SessionID)
+	var r Rendered
+	if hin.IsSessionStart() {
+		seen.Reset() // a new, cleared or compacted context holds none of it
+		v := BuildResume(ctx, set.Current(), filepath.Dir(s.Dir))
+		r = ResumeContext(v, budget)
+	} else {
+		if hin.Prompt == "" {
+			return errors.New("no prompt in the hook input")
+		}
+		ix := NewIndex(set.Current(), s.Config)
+		r = PromptContext(ix, s.Config, hin.Prompt, budget, now, seen)
+		seen.Add(r.Full)
+	}
+	if r.Text == "" {
+		return errNothing
+	}
+	b, err := MarshalHookOutput(hin.Event, r.Text)
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(b)
+	return err
+}
+
+// errNothing is the quiet outcome: no record is relevant.
+var errNothing = errors.New("nothing relevant to inject")
+
+// IsNothing reports the quiet outcome, which is not a failure.
+func IsNothing(err error) bool { return errors.Is(err, errNothing) }
+
+// openForHook finds the store for the repository the hook's cwd is in.
+func openForHook(hin *HookInput, env HookEnv) (*lore.Store, error) {
+	dir := env.StoreDir
+	if dir == "" {
+		dir = env.Getenv("LORE_DIR")
+	}
+	cwd := hin.Cwd
+	if cwd == "" {
+		cwd = env.Cwd
+	}
+	if dir != "" && !filepath.IsAbs(dir) {
+		dir = filepath.Join(cwd, dir)
+	}
+	if dir == "" {
+		var err error
+		if dir, err = lore.FindStore(cwd); err != nil {
+			return nil, err
+		}
+	}
+	return lore.Open(dir)
+}

@@ -1,0 +1,104 @@
+package inject
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Seen remembers which records a session has already been shown whole, so
+// a later prompt does not repeat them. It lives in .lore/.local/sessions/
+// (gitignored), one small file per session, appended with single writes so
+// concurrent hooks never corrupt it; only the newest maxSessions files are
+// kept.
+type Seen struct {
+	path string
+	ids  map[string]bool
+}
+
+const (
+	maxSessions   = 64
+	maxSeenPerSes = 2000
+)
+
+// OpenSeen reads the session's seen IDs. An empty session ID disables it.
+func OpenSeen(storeDir, sessionID string) *Seen {
+	s := &Seen{ids: map[string]bool{}}
+	if sessionID == "" {
+		return s
+	}
+	sum := sha256.Sum256([]byte(sessionID))
+	s.path = filepath.Join(storeDir, ".local", "sessions", hex.EncodeToString(sum[:12]))
+	f, err := os.Open(s.path)
+	if err != nil {
+		return s
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if id := strings.TrimSpace(sc.Text()); id != "" {
+			s.ids[id] = true
+		}
+	}
+	return s
+}
+
+// Has reports whether id was shown whole earlier in the session.
+func (s *Seen) Has(id string) bool { return s.ids[id] }
+
+// Add records ids as shown whole. Errors are ignored: forgetting what was
+// shown only means showing it again.
+func (s *Seen) Add(ids []string) {
+	if s.path == "" || len(ids) == 0 || len(s.ids) >= maxSeenPerSes {
+		return
+	}
+	dir := filepath.Dir(s.path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	_, statErr := os.Stat(s.path)
+	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	_, _ = f.WriteString(strings.Join(ids, "\n") + "\n")
+	f.Close()
+	if os.IsNotExist(statErr) {
+		prune(dir)
+	}
+}
+
+// Reset forgets the session's shown records: after a compaction the agent
+// no longer has them in context.
+func (s *Seen) Reset() {
+	if s.path != "" {
+		_ = os.Remove(s.path)
+	}
+	s.ids = map[string]bool{}
+}
+
+// prune keeps the newest maxSessions session files.
+func prune(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) <= maxSessions {
+		return
+	}
+	type aged struct {
+		name string
+		mod  int64
+	}
+	var files []aged
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil {
+			files = append(files, aged{e.Name(), info.ModTime().UnixNano()})
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod > files[j].mod })
+	for _, f := range files[min(maxSessions, len(files)):] {
+		_ = os.Remove(filepath.Join(dir, f.name))
+	}
+}
