@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -53,6 +55,51 @@ func scriptParams(dir string) testscript.Params {
 					ts.Fatalf("usage: setid NAME")
 				}
 				ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+			},
+			// expand SRC DST: copy SRC to DST with $VARS expanded (hook JSON needs $WORK).
+			"expand": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: expand SRC DST")
+				}
+				out := os.Expand(ts.ReadFile(args[0]), ts.Getenv)
+				ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o644))
+			},
+			// hookcontext EVENT: stdout is exactly one hook answer for EVENT;
+			// its additionalContext goes to the file "context".
+			"hookcontext": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: hookcontext EVENT")
+				}
+				out := ts.ReadFile("stdout")
+				dec := json.NewDecoder(strings.NewReader(out))
+				dec.DisallowUnknownFields()
+				var ans struct {
+					HookSpecificOutput struct {
+						HookEventName     string `json:"hookEventName"`
+						AdditionalContext string `json:"additionalContext"`
+					} `json:"hookSpecificOutput"`
+				}
+				if err := dec.Decode(&ans); err != nil {
+					ts.Fatalf("stdout is not a hook answer: %v\n%s", err, out)
+				}
+				if dec.More() {
+					ts.Fatalf("stdout holds more than one JSON value:\n%s", out)
+				}
+				if got := ans.HookSpecificOutput.HookEventName; got != args[0] {
+					ts.Fatalf("hookEventName %q, want %q", got, args[0])
+				}
+				ts.Check(os.WriteFile(ts.MkAbs("context"), []byte(ans.HookSpecificOutput.AdditionalContext), 0o644))
+			},
+			// maxlen N FILE: FILE holds at most N characters.
+			"maxlen": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: maxlen N FILE")
+				}
+				n, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				if got := utf8.RuneCountInString(ts.ReadFile(args[1])); got > n {
+					ts.Fatalf("%s holds %d characters, more than %d", args[1], got, n)
+				}
 			},
 			// lines N GLOB...: the matching files together hold exactly N non-empty lines.
 			"lines": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -27,10 +27,10 @@ type Entry struct {
 
 // Rendered is a block and which entries went into it, and how.
 type Rendered struct {
-	Text     string
-	Full     []string // IDs shown whole
-	Summary  []string // IDs shown as one-line summaries
-	Omitted  int      // entries that did not fit at all
+	Text    string
+	Full    []string // IDs shown whole
+	Summary []string // IDs shown as one-line summaries
+	Omitted int      // entries that did not fit at all
 }
 
 // maxSummaryChars bounds a one-line summary, so one enormous record cannot

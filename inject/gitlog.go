@@ -3,6 +3,7 @@ package inject
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os/exec"
 	"strings"
 	"time"
@@ -10,12 +11,13 @@ import (
 
 // GitChanges is what git says happened since a commit.
 type GitChanges struct {
-	Branch      string   `json:"branch"`
-	Since       string   `json:"since,omitempty"` // the handoff's commit
-	Commits     []string `json:"commits"`         // "abc1234 subject", newest first
-	MoreCommits int      `json:"more_commits,omitempty"`
-	Uncommitted []string `json:"uncommitted"` // porcelain lines, such as "M lore/store.go"
-	Note        string   `json:"note,omitempty"`
+	Branch      string    `json:"branch"`
+	Since       string    `json:"since,omitempty"`     // the handoff's commit
+	SinceTime   time.Time `json:"since_time,omitzero"` // or its time, made before the first commit
+	Commits     []string  `json:"commits"`             // "abc1234 subject", newest first
+	MoreCommits int       `json:"more_commits,omitempty"`
+	Uncommitted []string  `json:"uncommitted"` // porcelain lines, such as "M lore/store.go"
+	Note        string    `json:"note,omitempty"`
 }
 
 const maxListed = 10
@@ -24,7 +26,9 @@ const maxListed = 10
 // hashes the whole worktree (hundreds of milliseconds on a large
 // repository), while git's uses the index's stat cache; both calls are
 // bounded by ctx. Without git, the view says so and carries on.
-func ReadGitChanges(ctx context.Context, repoDir, since string) *GitChanges {
+// since is the handoff's commit; when the handoff was made before the first
+// commit, sinceTime (its timestamp) stands in.
+func ReadGitChanges(ctx context.Context, repoDir, since string, sinceTime time.Time) *GitChanges {
 	g := &GitChanges{Since: since}
 	out, err := gitCmd(ctx, repoDir, "status", "--porcelain=v1", "--branch", "--untracked-files=normal")
 	if err != nil {
@@ -46,10 +50,15 @@ func ReadGitChanges(ctx context.Context, repoDir, since string) *GitChanges {
 			g.Uncommitted = append(g.Uncommitted, strings.TrimSpace(line))
 		}
 	}
+	rng := since + "..HEAD"
 	if since == "" {
-		return g
+		if sinceTime.IsZero() {
+			return g
+		}
+		rng = fmt.Sprintf("--since=@%d", sinceTime.Unix())
+		g.SinceTime = sinceTime
 	}
-	out, err = gitCmd(ctx, repoDir, "log", "--format=%h %s", "-n", "51", since+"..HEAD")
+	out, err = gitCmd(ctx, repoDir, "log", "--format=%h %s", "-n", "51", rng)
 	if err != nil {
 		g.Note = "the handoff's commit " + short(since) + " is not in this clone's history"
 		return g

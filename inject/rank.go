@@ -140,7 +140,10 @@ func (ix *Index) Rank(query string, o Options) []Scored {
 	if threshold < 0 {
 		threshold = ix.cfg.Inject.Threshold
 	}
-	n := float64(len(ix.docs))
+	// IDF over the store plus backgroundDocs imaginary records that lack
+	// the term: in a small store every term is "common", and unsmoothed
+	// IDF would let filler words outweigh the topic.
+	n := float64(len(ix.docs)) + backgroundDocs
 	type acc struct {
 		weight  float64
 		matched []string
@@ -151,14 +154,16 @@ func (ix *Index) Rank(query string, o Options) []Scored {
 	for _, q := range qs {
 		ms := ix.expand(q)
 		if len(ms) == 0 {
-			total += unmatchedWeight
+			// A word the store has never seen is as specific as its
+			// rarest term: the prompt is partly about something else.
+			total += unseenShare * math.Log(1+n)
 			continue
 		}
 		df := 0
 		for _, m := range ms {
 			df += len(ix.postings[m.term])
 		}
-		w := math.Log(1 + n/float64(df))
+		w := math.Log(1 + n/float64(df+1))
 		w = math.Max(w, minKeywordWeight)
 		total += w
 		best := map[int32]float64{}
@@ -236,9 +241,10 @@ func (ix *Index) Rank(query string, o Options) []Scored {
 // eval_test.go.
 const (
 	strengthShare    = 0.6 // match = share·strength + (1-share)·coverage
-	unmatchedWeight  = 0.7 // a prompt word the store has never seen
+	unseenShare      = 0.8 // of the rarest term's weight, for a word the store has never seen
+	backgroundDocs   = 50  // IDF smoothing prior
 	minKeywordWeight = 0.3
-	recencyFloor     = 0.6 // an old record keeps this much of its weight
+	recencyFloor     = 0.75 // an old record keeps this much of its weight
 )
 
 // recency decays from 1 toward recencyFloor with the configured half-life,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"lore/failures"
 	"lore/lore"
@@ -55,11 +56,12 @@ func BuildResume(ctx context.Context, recs []*lore.Record, repoDir string) *Resu
 		v.Failures = v.Failures[:resumeFailures]
 	}
 	if repoDir != "" {
-		since := ""
+		var since string
+		var sinceTime time.Time
 		if v.Handoff != nil {
-			since = v.Handoff.Commit
+			since, sinceTime = v.Handoff.Commit, v.Handoff.Created
 		}
-		v.Git = ReadGitChanges(ctx, repoDir, since)
+		v.Git = ReadGitChanges(ctx, repoDir, since, sinceTime)
 	}
 	return v
 }
@@ -116,12 +118,16 @@ func (g *GitChanges) text() string {
 		branch = "(unknown branch)"
 	}
 	fmt.Fprintf(&b, "Git on %s:", branch)
+	label := short(g.Since)
+	if label == "" && !g.SinceTime.IsZero() {
+		label = "made " + g.SinceTime.Format("2006-01-02 15:04")
+	}
 	switch {
 	case g.Note != "":
 		fmt.Fprintf(&b, "\n  %s", g.Note)
-	case g.Since != "" && len(g.Commits) == 0:
-		fmt.Fprintf(&b, "\n  no commits since the handoff (%s)", short(g.Since))
-	case g.Since != "":
+	case label != "" && len(g.Commits) == 0:
+		fmt.Fprintf(&b, "\n  no commits since the handoff (%s)", label)
+	case label != "":
 		n := len(g.Commits)
 		more := ""
 		if n > 50 {
@@ -129,10 +135,10 @@ func (g *GitChanges) text() string {
 		} else {
 			more = fmt.Sprint(n)
 		}
-		fmt.Fprintf(&b, "\n  %s commit%s since the handoff (%s):", more, plural(len(g.Commits)), short(g.Since))
+		fmt.Fprintf(&b, "\n  %s commit%s since the handoff (%s):", more, plural(len(g.Commits)), label)
 		for i, c := range g.Commits[:n] {
 			if i == maxListed {
-				fmt.Fprintf(&b, "\n    … %d more (git log %s..HEAD)", n-maxListed, short(g.Since))
+				fmt.Fprintf(&b, "\n    … %d more (git log)", n-maxListed)
 				break
 			}
 			fmt.Fprintf(&b, "\n    %s", c)

@@ -69,11 +69,11 @@ func ResumeContext(v *Resume, budgetTokens int) Rendered {
 
 // HookEnv is what the hook may use of its process.
 type HookEnv struct {
-	Getenv      func(string) string
-	Cwd         string // used when the input has no cwd
-	StoreDir    string // --dir, if given
-	BudgetFlag  int
-	Now         time.Time
+	Getenv     func(string) string
+	Cwd        string // used when the input has no cwd
+	StoreDir   string // --dir, if given
+	BudgetFlag int
+	Now        time.Time
 }
 
 // RunHook answers one hook invocation: it reads the host's JSON from in and

@@ -54,10 +54,15 @@ observation = 0.5
 
 [synonyms]
 # Words that should also match each other in prompts and records.
-deploy = ["ci", "pipeline", "release", "ship"]
+deploy = ["ci", "pipeline", "release", "ship", "rollout"]
 test = ["spec", "unittest", "testing"]
 database = ["db", "sql", "postgres", "sqlite"]
-auth = ["login", "authentication", "oauth", "session"]
+auth = ["login", "signin", "authentication", "oauth"]
+money = ["amount", "price", "currency", "cents"]
+secrets = ["credentials", "password", "token"]
+config = ["settings", "configuration"]
+dependencies = ["deps", "requirements", "lockfile"]
+docs = ["documentation", "readme"]
 `
 
 // ConfigError is a problem in config.toml at a line.
@@ -146,12 +151,7 @@ func defaults() *Config {
 		Weights: map[string]float64{
 			"pattern": 1.0, "decision": 0.9, "failure": 0.8, "handoff": 0.7, "observation": 0.5,
 		},
-		Synonyms: map[string][]string{
-			"deploy":   {"ci", "pipeline", "release", "ship"},
-			"test":     {"spec", "unittest", "testing"},
-			"database": {"db", "sql", "postgres", "sqlite"},
-			"auth":     {"login", "authentication", "oauth", "session"},
-		},
+		Synonyms: defaultSynonyms(),
 	}
 }
 
@@ -176,4 +176,20 @@ func keyLine(data []byte, key string) int {
 		}
 	}
 	return 0
+}
+
+// defaultSynonyms must say what DefaultConfig's [synonyms] says; a test
+// holds them together.
+func defaultSynonyms() map[string][]string {
+	return map[string][]string{
+		"deploy":       {"ci", "pipeline", "release", "ship", "rollout"},
+		"test":         {"spec", "unittest", "testing"},
+		"database":     {"db", "sql", "postgres", "sqlite"},
+		"auth":         {"login", "signin", "authentication", "oauth"},
+		"money":        {"amount", "price", "currency", "cents"},
+		"secrets":      {"credentials", "password", "token"},
+		"config":       {"settings", "configuration"},
+		"dependencies": {"deps", "requirements", "lockfile"},
+		"docs":         {"documentation", "readme"},
+	}
 }

@@ -1,8 +1,8 @@
 package lore
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
