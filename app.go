@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"lore/inject"
 	"lore/lore"
 )
 
@@ -102,6 +103,11 @@ Run 'lore <command> --help' for a command's flags.
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// lore runs for milliseconds: collecting garbage costs more than it
+	// frees. The memory limit turns the collector back on if a huge store
+	// needs it.
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(512 << 20)
 	cwd, err := os.Getwd()
 	if err != nil {
 		cwd = "."
@@ -246,6 +252,21 @@ func (e *env) load(kinds ...lore.Kind) (*lore.Store, *lore.Set, error) {
 	}
 	e.reportWarnings(set.Warnings)
 	return s, set, nil
+}
+
+// snapshot opens the store and reads the current records through the
+// cache, checking every shard, and reports warnings.
+func (e *env) snapshot(ctx context.Context) (*lore.Store, *lore.Snapshot, error) {
+	s, err := e.openStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, err := s.Snapshot(ctx, lore.SnapshotOptions{Tokenizer: inject.Tokenizer()})
+	if err != nil {
+		return nil, nil, err
+	}
+	e.reportWarnings(snap.Warnings)
+	return s, snap, nil
 }
 
 const maxWarnings = 10

@@ -53,11 +53,11 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	if *budget < 0 {
 		return usageError("", "inject: --budget must not be negative")
 	}
-	s, set, err := e.load()
+	s, snap, err := e.snapshot(ctx)
 	if err != nil {
 		return err
 	}
-	ix := inject.NewIndex(set.Current(), s.Config)
+	ix := inject.NewIndex(snap.Current, s.Config)
 	if *explain {
 		return e.explain(ix, text, s.Config.Inject.Threshold, s.Clock)
 	}

@@ -158,7 +158,7 @@ search shows weak matches too.`
 // searchThreshold lets search show weak matches the hook would hold back.
 const searchThreshold = 0.05
 
-func cmdSearch(_ context.Context, e *env, args []string) error {
+func cmdSearch(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("search")
 	kindFlag := fs.StringP("kind", "k", "", "only records of this `kind`")
 	limit := fs.IntP("limit", "n", 20, "show at most `N` results")
@@ -178,11 +178,11 @@ func cmdSearch(_ context.Context, e *env, args []string) error {
 		}
 		kinds = append(kinds, k)
 	}
-	s, set, err := e.load()
+	s, snap, err := e.snapshot(ctx)
 	if err != nil {
 		return err
 	}
-	ix := inject.NewIndex(set.Current(), s.Config)
+	ix := inject.NewIndex(snap.Current, s.Config)
 	res := ix.Rank(query, inject.Options{Now: s.Clock(), Threshold: searchThreshold, Kinds: kinds})
 	if *limit > 0 && len(res) > *limit {
 		res = res[:*limit]

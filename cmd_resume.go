@@ -30,7 +30,7 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 	if *budget < 0 {
 		return usageError("", "resume: --budget must not be negative")
 	}
-	s, set, err := e.load()
+	s, snap, err := e.snapshot(ctx)
 	if err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 	if *noGit {
 		repo = ""
 	}
-	v := inject.BuildResume(ctx, set.Current(), repo)
+	v := inject.BuildResume(ctx, inject.Records(snap.Current), repo)
 	if *asJSON {
 		out := map[string]any{
 			"handoff":            nil,

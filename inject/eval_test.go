@@ -116,7 +116,7 @@ func TestRelevance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := NewIndex(recs, cfg)
+	ix := NewIndex(WithTerms(recs), cfg)
 	keyOf := map[string]string{}
 	for k, id := range ids {
 		keyOf[id] = k

@@ -2,6 +2,7 @@ package inject
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -53,27 +54,47 @@ type posting struct {
 	title bool
 }
 
+// TokenizerVersion names how Terms splits records; change it whenever
+// Terms or Keywords change, so cached terms are rebuilt.
+const TokenizerVersion = "kw1"
+
+// Tokenizer is the record tokenizer the store's cache keeps terms for.
+func Tokenizer() lore.Tokenizer { return lore.Tokenizer{Version: TokenizerVersion, Terms: Terms} }
+
+// Terms are a record's search terms: the headline's (text, tags, error
+// type) and the body's (every other text field).
+func Terms(r *lore.Record) (title, body []string) {
+	title = Keywords(r.Text + " " + strings.Join(r.Tags, " ") + " " + r.ErrorType)
+	body = Keywords(strings.Join([]string{r.Rationale, r.Alternatives, r.Context, r.Solution, r.Tool,
+		strings.Join(r.Next, " "), strings.Join(r.Blocked, " ")}, " "))
+	return title, body
+}
+
+// WithTerms pairs records with their terms, for callers without a cache.
+func WithTerms(recs []*lore.Record) []lore.Indexed {
+	out := make([]lore.Indexed, len(recs))
+	for i, r := range recs {
+		t, b := Terms(r)
+		out[i] = lore.Indexed{Record: r, Title: t, Body: b}
+	}
+	return out
+}
+
 // NewIndex indexes the records that can be served: current versions,
 // neither dismissed nor promoted.
-func NewIndex(recs []*lore.Record, cfg *lore.Config) *Index {
+func NewIndex(recs []lore.Indexed, cfg *lore.Config) *Index {
 	ix := &Index{postings: map[string][]posting{}, cfg: cfg, synonyms: stemSynonyms(cfg.Synonyms)}
 	for _, r := range recs {
 		if _, ok := statusFactor[r.Status]; !ok {
 			continue
 		}
 		d := int32(len(ix.docs))
-		title := Keywords(r.Text + " " + strings.Join(r.Tags, " ") + " " + r.ErrorType)
-		ix.docs = append(ix.docs, doc{rec: r, titleTerms: title})
-		seen := map[string]bool{}
-		for _, t := range title {
-			seen[t] = true
+		ix.docs = append(ix.docs, doc{rec: r.Record, titleTerms: r.Title})
+		for _, t := range r.Title {
 			ix.postings[t] = append(ix.postings[t], posting{d, true})
 		}
-		body := Keywords(strings.Join([]string{r.Rationale, r.Alternatives, r.Context, r.Solution, r.Tool,
-			strings.Join(r.Next, " "), strings.Join(r.Blocked, " ")}, " "))
-		for _, t := range body {
-			if !seen[t] {
-				seen[t] = true
+		for _, t := range r.Body {
+			if !slices.Contains(r.Title, t) {
 				ix.postings[t] = append(ix.postings[t], posting{d, false})
 			}
 		}

@@ -39,6 +39,3 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 		}
 	}
 }
-
-
-
