@@ -57,7 +57,7 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ix := inject.NewIndex(snap.Current, s.Config)
+	ix := inject.NewIndex(snap, s.Config)
 	if *explain {
 		return e.explain(ix, text, s.Config.Inject.Threshold, s.Clock)
 	}

@@ -157,7 +157,12 @@ func cmdFailures(_ context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			ts := failures.Triggers(set.Current(lore.Failure), *minCount)
+			recs := set.Current(lore.Failure)
+			docs := make([]lore.Doc, len(recs))
+			for i, r := range recs {
+				docs[i] = lore.DocOf(r)
+			}
+			ts := failures.Triggers(docs, *minCount, func(i int) string { return recs[i].Text })
 			if *asJSON {
 				if ts == nil {
 					ts = []failures.Trigger{}

@@ -182,7 +182,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ix := inject.NewIndex(snap.Current, s.Config)
+	ix := inject.NewIndex(snap, s.Config)
 	res := ix.Rank(query, inject.Options{Now: s.Clock(), Threshold: searchThreshold, Kinds: kinds})
 	if *limit > 0 && len(res) > *limit {
 		res = res[:*limit]

@@ -38,7 +38,7 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 	if *noGit {
 		repo = ""
 	}
-	v := inject.BuildResume(ctx, inject.Records(snap.Current), repo)
+	v := inject.BuildResume(ctx, snap, repo)
 	if *asJSON {
 		out := map[string]any{
 			"handoff":            nil,

@@ -62,34 +62,38 @@ type Trigger struct {
 	Tools     []string  `json:"tools,omitempty"`
 	IDs       []string  `json:"ids"`
 	Example   string    `json:"example"` // the latest message
+	latest    int
 }
 
-// Triggers returns the error types with at least min failures, most
-// frequent first.
-func Triggers(recs []*lore.Record, min int) []Trigger {
+// Triggers returns the error types with at least min failures among docs,
+// most frequent first. message(i) gives doc i's message, asked only for the
+// latest failure of each type reported.
+func Triggers(docs []lore.Doc, min int, message func(i int) string) []Trigger {
 	by := map[string]*Trigger{}
-	for _, r := range recs {
-		if r.Kind != lore.Failure {
+	for i, d := range docs {
+		if d.Kind != lore.Failure || d.Status != lore.StatusActive {
 			continue
 		}
-		t := by[r.ErrorType]
+		t := by[d.ErrorType]
 		if t == nil {
-			t = &Trigger{ErrorType: r.ErrorType}
-			by[r.ErrorType] = t
+			t = &Trigger{ErrorType: d.ErrorType, latest: -1}
+			by[d.ErrorType] = t
 		}
 		t.Count++
-		t.IDs = append(t.IDs, r.ID)
-		if r.Created.After(t.Last) {
-			t.Last, t.Example = r.Created, r.Text
+		t.IDs = append(t.IDs, d.ID)
+		if created := time.Unix(0, d.Created).UTC(); t.latest < 0 || created.After(t.Last) {
+			t.Last, t.latest = created, i
 		}
-		if r.Tool != "" && !contains(t.Tools, r.Tool) {
-			t.Tools = append(t.Tools, r.Tool)
+		if d.Tool != "" && !contains(t.Tools, d.Tool) {
+			t.Tools = append(t.Tools, d.Tool)
 		}
 	}
 	var out []Trigger
 	for _, t := range by {
 		if t.Count >= min {
 			sort.Strings(t.Tools)
+			sort.Strings(t.IDs)
+			t.Example = message(t.latest)
 			out = append(out, *t)
 		}
 	}

@@ -116,7 +116,7 @@ func TestRelevance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := NewIndex(WithTerms(recs), cfg)
+	ix := NewIndex(lore.SnapshotOf(recs, Tokenizer()), cfg)
 	keyOf := map[string]string{}
 	for k, id := range ids {
 		keyOf[id] = k

@@ -35,23 +35,11 @@ var statusFactor = map[string]float64{
 	lore.StatusActive: 1, lore.StatusAbandoned: 0.4, lore.StatusDeprecated: 0.4,
 }
 
-// Index is the searchable form of a set of current records.
+// Index ranks a snapshot's records against prompts.
 type Index struct {
-	docs     []doc
-	postings map[string][]posting // term → docs holding it
-	vocab    []string             // every term, sorted
-	synonyms map[string][]string  // stemmed term → stemmed synonyms
+	snap     *lore.Snapshot
+	synonyms map[string][]string // stemmed term → stemmed synonyms
 	cfg      *lore.Config
-}
-
-type doc struct {
-	rec        *lore.Record
-	titleTerms []string
-}
-
-type posting struct {
-	doc   int32
-	title bool
 }
 
 // TokenizerVersion names how Terms splits records; change it whenever
@@ -70,41 +58,15 @@ func Terms(r *lore.Record) (title, body []string) {
 	return title, body
 }
 
-// WithTerms pairs records with their terms, for callers without a cache.
-func WithTerms(recs []*lore.Record) []lore.Indexed {
-	out := make([]lore.Indexed, len(recs))
-	for i, r := range recs {
-		t, b := Terms(r)
-		out[i] = lore.Indexed{Record: r, Title: t, Body: b}
-	}
-	return out
+// NewIndex ranks over snap's records; dismissed and promoted observations
+// are never candidates.
+func NewIndex(snap *lore.Snapshot, cfg *lore.Config) *Index {
+	return &Index{snap: snap, cfg: cfg, synonyms: stemSynonyms(cfg.Synonyms)}
 }
 
-// NewIndex indexes the records that can be served: current versions,
-// neither dismissed nor promoted.
-func NewIndex(recs []lore.Indexed, cfg *lore.Config) *Index {
-	ix := &Index{postings: map[string][]posting{}, cfg: cfg, synonyms: stemSynonyms(cfg.Synonyms)}
-	for _, r := range recs {
-		if _, ok := statusFactor[r.Status]; !ok {
-			continue
-		}
-		d := int32(len(ix.docs))
-		ix.docs = append(ix.docs, doc{rec: r.Record, titleTerms: r.Title})
-		for _, t := range r.Title {
-			ix.postings[t] = append(ix.postings[t], posting{d, true})
-		}
-		for _, t := range r.Body {
-			if !slices.Contains(r.Title, t) {
-				ix.postings[t] = append(ix.postings[t], posting{d, false})
-			}
-		}
-	}
-	ix.vocab = make([]string, 0, len(ix.postings))
-	for t := range ix.postings {
-		ix.vocab = append(ix.vocab, t)
-	}
-	sort.Strings(ix.vocab)
-	return ix
+func (ix *Index) has(term string) bool {
+	_, found := slices.BinarySearch(ix.snap.Terms(), term)
+	return found
 }
 
 func stemSynonyms(cfg map[string][]string) map[string][]string {
@@ -154,7 +116,7 @@ type termMatch struct {
 // threshold, best first.
 func (ix *Index) Rank(query string, o Options) []Scored {
 	qs := Keywords(query)
-	if len(qs) == 0 || len(ix.docs) == 0 {
+	if len(qs) == 0 || ix.snap.Len() == 0 {
 		return nil
 	}
 	threshold := o.Threshold
@@ -164,16 +126,33 @@ func (ix *Index) Rank(query string, o Options) []Scored {
 	// IDF over the store plus backgroundDocs imaginary records that lack
 	// the term: in a small store every term is "common", and unsmoothed
 	// IDF would let filler words outweigh the topic.
-	n := float64(len(ix.docs)) + backgroundDocs
-	type acc struct {
-		weight  float64
-		matched []string
-		title   map[string]bool
+	n := float64(ix.snap.Len()) + backgroundDocs
+	if len(qs) > maxKeywords {
+		qs = qs[:maxKeywords]
 	}
-	accs := map[int32]*acc{}
+	// Per-record accumulators in slices, not maps: a common term can touch
+	// thousands of records in a large store.
+	size := ix.snap.Len()
+	weight := make([]float64, size)
+	matched := make([]uint64, size) // bit i: keyword i matched the record
+	titleHits := make([]uint8, size)
+	best := make([]float64, size)
+	inTitle := make([]uint8, size) // headline terms this keyword matched
+	expansions := make([][]termMatch, len(qs))
+	postings := map[string][]lore.Posting{}
+	posts := func(t string) []lore.Posting {
+		p, ok := postings[t]
+		if !ok {
+			p = ix.snap.Postings(t)
+			postings[t] = p
+		}
+		return p
+	}
 	var total float64
-	for _, q := range qs {
+	var touched, candidates []int
+	for qi, q := range qs {
 		ms := ix.expand(q)
+		expansions[qi] = ms
 		if len(ms) == 0 {
 			// A word the store has never seen is as specific as its
 			// rarest term: the prompt is partly about something else.
@@ -182,70 +161,52 @@ func (ix *Index) Rank(query string, o Options) []Scored {
 		}
 		df := 0
 		for _, m := range ms {
-			df += len(ix.postings[m.term])
+			df += len(posts(m.term))
 		}
-		w := math.Log(1 + n/float64(df+1))
-		w = math.Max(w, minKeywordWeight)
+		w := math.Max(math.Log(1+n/float64(df+1)), minKeywordWeight)
 		total += w
-		best := map[int32]float64{}
-		how := map[int32]string{}
+		touched = touched[:0]
 		for _, m := range ms {
-			for _, p := range ix.postings[m.term] {
+			for _, p := range posts(m.term) {
 				s := m.sim * bodyWeight
-				if p.title {
+				if p.Title {
 					s = m.sim * titleWeight
+					inTitle[p.Doc]++
 				}
-				if s > best[p.doc] {
-					best[p.doc] = s
-					how[p.doc] = q + "→" + m.term + " (" + m.how + ")"
+				if best[p.Doc] == 0 {
+					touched = append(touched, p.Doc)
 				}
-				if p.title {
-					a := accs[p.doc]
-					if a == nil {
-						a = &acc{title: map[string]bool{}}
-						accs[p.doc] = a
-					}
-					a.title[m.term] = true
-				}
+				best[p.Doc] = max(best[p.Doc], s)
 			}
 		}
-		for d, s := range best {
-			a := accs[d]
-			if a == nil {
-				a = &acc{title: map[string]bool{}}
-				accs[d] = a
+		for _, d := range touched {
+			if matched[d] == 0 {
+				candidates = append(candidates, d)
 			}
-			a.weight += w * s
-			a.matched = append(a.matched, how[d])
+			weight[d] += w * best[d]
+			matched[d] |= 1 << qi
+			titleHits[d] += inTitle[d]
+			best[d], inTitle[d] = 0, 0
 		}
 	}
 	var out []Scored
-	for d, a := range accs {
-		if len(a.matched) == 0 {
+	for _, d := range candidates {
+		doc := ix.snap.Doc(d)
+		status, ok := statusFactor[doc.Status]
+		if !ok || len(o.Kinds) > 0 && !slices.Contains(o.Kinds, doc.Kind) {
 			continue
 		}
-		doc := ix.docs[d]
-		r := doc.rec
-		sc := Scored{Rec: r, Matched: a.matched}
-		sc.Strength = a.weight / total
-		if len(doc.titleTerms) > 0 {
-			hit := 0
-			for _, t := range doc.titleTerms {
-				if a.title[t] {
-					hit++
-				}
-			}
-			sc.Coverage = float64(hit) / float64(len(doc.titleTerms))
+		sc := Scored{Status: status, Strength: weight[d] / total}
+		if doc.NTitle > 0 {
+			sc.Coverage = min(1, float64(titleHits[d])/float64(doc.NTitle))
 		}
-		if len(o.Kinds) > 0 && !containsKind(o.Kinds, r.Kind) {
-			continue
-		}
-		sc.Kind = ix.cfg.Weight(r.Kind)
-		sc.Recency = recency(r, o.Now, ix.cfg.Inject.HalfLifeDays)
-		sc.Status = statusFactor[r.Status]
+		sc.Kind = ix.cfg.Weight(doc.Kind)
+		sc.Recency = recency(doc.Created, o.Now, ix.cfg.Inject.HalfLifeDays)
 		match := strengthShare*sc.Strength + (1-strengthShare)*sc.Coverage
 		sc.Score = sc.Kind * sc.Recency * sc.Status * match
 		if sc.Score >= threshold {
+			sc.Rec = ix.snap.Record(d)
+			sc.Matched = explain(d, qs, matched[d], expansions, posts)
 			out = append(out, sc)
 		}
 	}
@@ -266,28 +227,49 @@ const (
 	backgroundDocs   = 50  // IDF smoothing prior
 	minKeywordWeight = 0.3
 	recencyFloor     = 0.75 // an old record keeps this much of its weight
+	maxKeywords      = 64   // keywords of a prompt that count (one bit each)
 )
 
 // recency decays from 1 toward recencyFloor with the configured half-life,
 // so an old decision still surfaces but a fresh one wins a tie.
-func recency(r *lore.Record, now time.Time, halfLife float64) float64 {
+func recency(created int64, now time.Time, halfLife float64) float64 {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	age := now.Sub(r.Created).Hours() / 24
+	age := now.Sub(time.Unix(0, created)).Hours() / 24
 	if age < 0 {
 		age = 0
 	}
 	return recencyFloor + (1-recencyFloor)*math.Pow(0.5, age/halfLife)
 }
 
-func containsKind(ks []lore.Kind, k lore.Kind) bool {
-	for _, x := range ks {
-		if x == k {
-			return true
+// explain says, for a record that scored, which record term each matched
+// keyword hit and how; postings are sorted by record, so it searches.
+func explain(d int, qs []string, mask uint64, expansions [][]termMatch, posts func(string) []lore.Posting) []string {
+	var out []string
+	for qi, q := range qs {
+		if mask&(1<<qi) == 0 {
+			continue
 		}
+		var bestM termMatch
+		bestS := -1.0
+		for _, m := range expansions[qi] {
+			ps := posts(m.term)
+			i := sort.Search(len(ps), func(i int) bool { return ps[i].Doc >= d })
+			if i == len(ps) || ps[i].Doc != d {
+				continue
+			}
+			s := m.sim * bodyWeight
+			if ps[i].Title {
+				s = m.sim * titleWeight
+			}
+			if s > bestS {
+				bestM, bestS = m, s
+			}
+		}
+		out = append(out, q+"→"+bestM.term+" ("+bestM.how+")")
 	}
-	return false
+	return out
 }
 
 // expand finds the vocabulary terms a prompt keyword matches, and how well.
@@ -298,31 +280,32 @@ func (ix *Index) expand(q string) []termMatch {
 			found[t] = termMatch{t, sim, how}
 		}
 	}
-	if _, ok := ix.postings[q]; ok {
+	vocab := ix.snap.Terms()
+	if ix.has(q) {
 		add(q, simExact, "exact")
 	}
 	for _, syn := range ix.synonyms[q] {
-		if _, ok := ix.postings[syn]; ok {
+		if ix.has(syn) {
 			add(syn, simSynonym, "synonym")
 		}
 	}
 	// Prefix relations both ways: terms starting with q are a sorted run.
-	i := sort.SearchStrings(ix.vocab, q)
-	for ; i < len(ix.vocab) && strings.HasPrefix(ix.vocab[i], q); i++ {
-		if t := ix.vocab[i]; t != q && prefixClose(q, t) {
+	i := sort.SearchStrings(vocab, q)
+	for ; i < len(vocab) && strings.HasPrefix(vocab[i], q); i++ {
+		if t := vocab[i]; t != q && prefixClose(q, t) {
 			add(t, simPrefix, "prefix")
 		}
 	}
 	for k := len(q) - 1; k >= 4; k-- {
-		if _, ok := ix.postings[q[:k]]; ok && prefixClose(q[:k], q) {
+		if ix.has(q[:k]) && prefixClose(q[:k], q) {
 			add(q[:k], simPrefix, "prefix")
 		}
 	}
 	// Typos: one edit (two for long words), same first letter.
 	if len(q) >= 5 {
-		lo := sort.SearchStrings(ix.vocab, q[:1])
-		for j := lo; j < len(ix.vocab) && ix.vocab[j][0] == q[0]; j++ {
-			t := ix.vocab[j]
+		lo := sort.SearchStrings(vocab, q[:1])
+		for j := lo; j < len(vocab) && vocab[j][0] == q[0]; j++ {
+			t := vocab[j]
 			if abs(len(t)-len(q)) > 2 {
 				continue
 			}
@@ -338,7 +321,7 @@ func (ix *Index) expand(q string) []termMatch {
 	// Abbreviations and partial identifiers: q as a subsequence of a short
 	// field term, starting at the same letter (cfg ~ config).
 	if len(q) >= 3 && len(found) == 0 {
-		for _, m := range fuzzy.Find(q, ix.vocab) {
+		for _, m := range fuzzy.Find(q, vocab) {
 			t := m.Str
 			if t[0] == q[0] && float64(len(q))/float64(len(t)) >= 0.5 && len(t) <= 12 {
 				add(t, simFuzzy, "fuzzy")

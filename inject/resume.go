@@ -1,9 +1,11 @@
 package inject
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,27 +33,52 @@ type Resume struct {
 	Inbox     int                `json:"inbox"` // observations waiting for triage
 }
 
-// BuildResume assembles the view from the current records. repoDir is the
-// repository's worktree ("" to skip git).
-func BuildResume(ctx context.Context, recs []*lore.Record, repoDir string) *Resume {
-	v := &Resume{Handoff: transfer.Latest(recs)}
-	for _, r := range recs { // recs are newest first
-		switch {
-		case r.Kind == lore.Decision && r.Active() && len(v.Decisions) < resumeDecisions:
-			v.Decisions = append(v.Decisions, r)
-		case r.Kind == lore.Pattern && r.Active():
-			v.Patterns = append(v.Patterns, r)
-		case r.Kind == lore.Observation && r.Active():
+// BuildResume assembles the view from the snapshot's current records,
+// decoding only those it shows. repoDir is the repository's worktree ("" to
+// skip git).
+func BuildResume(ctx context.Context, snap *lore.Snapshot, repoDir string) *Resume {
+	v := &Resume{}
+	n := snap.Len()
+	docs := make([]lore.Doc, n)
+	handoff := -1
+	var decisions, pats []int
+	for i := range n {
+		d := snap.Doc(i)
+		docs[i] = d
+		if d.Status != lore.StatusActive {
+			continue
+		}
+		switch d.Kind {
+		case lore.Handoff:
+			if handoff < 0 || d.Created > docs[handoff].Created {
+				handoff = i
+			}
+		case lore.Decision:
+			decisions = append(decisions, i)
+		case lore.Pattern:
+			pats = append(pats, i)
+		case lore.Observation:
 			v.Inbox++
 		}
 	}
-	sort.SliceStable(v.Patterns, func(i, j int) bool {
-		return patterns.Confidence(v.Patterns[i]) > patterns.Confidence(v.Patterns[j])
+	newest := func(a, b int) int { return cmp.Compare(docs[b].Created, docs[a].Created) }
+	slices.SortFunc(decisions, newest)
+	slices.SortFunc(pats, func(a, b int) int {
+		if c := cmp.Compare(confidence(docs[b]), confidence(docs[a])); c != 0 {
+			return c
+		}
+		return newest(a, b)
 	})
-	if len(v.Patterns) > resumePatterns {
-		v.Patterns = v.Patterns[:resumePatterns]
+	if handoff >= 0 {
+		v.Handoff = snap.Record(handoff)
 	}
-	v.Failures = failures.Triggers(recs, recurringMin)
+	for _, i := range decisions[:min(len(decisions), resumeDecisions)] {
+		v.Decisions = append(v.Decisions, snap.Record(i))
+	}
+	for _, i := range pats[:min(len(pats), resumePatterns)] {
+		v.Patterns = append(v.Patterns, snap.Record(i))
+	}
+	v.Failures = failures.Triggers(docs, recurringMin, func(i int) string { return snap.Record(i).Text })
 	if len(v.Failures) > resumeFailures {
 		v.Failures = v.Failures[:resumeFailures]
 	}
@@ -64,6 +91,13 @@ func BuildResume(ctx context.Context, recs []*lore.Record, repoDir string) *Resu
 		v.Git = ReadGitChanges(ctx, repoDir, since, sinceTime)
 	}
 	return v
+}
+
+func confidence(d lore.Doc) float64 {
+	if math.IsNaN(d.Confidence) {
+		return patterns.DefaultConfidence
+	}
+	return d.Confidence
 }
 
 // Entries lays the view out as block entries, most important first, so

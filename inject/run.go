@@ -115,13 +115,13 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	var r Rendered
 	if hin.IsSessionStart() {
 		seen.Reset() // a new, cleared or compacted context holds none of it
-		v := BuildResume(ctx, Records(snap.Current), filepath.Dir(s.Dir))
+		v := BuildResume(ctx, snap, filepath.Dir(s.Dir))
 		r = ResumeContext(v, budget)
 	} else {
 		if hin.Prompt == "" {
 			return errors.New("no prompt in the hook input")
 		}
-		ix := NewIndex(snap.Current, s.Config)
+		ix := NewIndex(snap, s.Config)
 		r = PromptContext(ix, s.Config, hin.Prompt, budget, now, seen)
 		seen.Add(r.Full)
 	}
@@ -162,13 +162,4 @@ func openForHook(hin *HookInput, env HookEnv) (*lore.Store, error) {
 		}
 	}
 	return lore.Open(dir)
-}
-
-// Records drops the terms.
-func Records(in []lore.Indexed) []*lore.Record {
-	out := make([]*lore.Record, len(in))
-	for i, r := range in {
-		out[i] = r.Record
-	}
-	return out
 }

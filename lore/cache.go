@@ -1,31 +1,28 @@
 package lore
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 )
 
-// The cache is derived, gitignored (.lore/.local/cache/records.bin) and
-// never the source of truth: it holds each shard's parsed records with
-// their search terms, keyed by the shard's size and modification time, so
-// a read parses only the shards that changed since the last one. Any
-// damage, or a change of format or tokenizer, means it is rebuilt.
+// The cache (.lore/.local/cache/records.bin) is derived, gitignored and
+// never the source of truth. It holds, per shard, the parsed record
+// versions with their search terms (keyed by the shard's size and mtime),
+// and, for the current version of every record, a table sorted by ID and an
+// inverted index (term → records). A warm read maps the file, checks the
+// shards, and decodes only what it uses. Shards that grew since the cache
+// was written (appends) are parsed and merged in as a delta; anything else
+// — a shard that shrank or vanished, a large delta, a damaged cache, a new
+// tokenizer — rebuilds it.
 
-const cacheMagic = "LORECACHE2"
-
-// Indexed is a record with its search terms.
-type Indexed struct {
-	*Record
-	Title, Body []string
-}
+const cacheMagic = "LORECACHE3"
 
 // Tokenizer gives a record's headline and body search terms. Version names
 // the tokenizer so a cache made by another one is not trusted.
@@ -34,17 +31,34 @@ type Tokenizer struct {
 	Terms   func(*Record) (title, body []string)
 }
 
-// Snapshot is the current version of every record, with terms.
-type Snapshot struct {
-	Current  []Indexed // newest first by creation
-	Warnings []Warning
-	Partial  bool // reading stopped at the deadline; some shards are missing
+// SnapshotOptions choose how carefully the cache is checked.
+type SnapshotOptions struct {
+	Tokenizer Tokenizer
+	// Fast trusts an older month's JSONL shards while their directory is
+	// unchanged (git replaces files, which changes the directory; lore only
+	// appends in the current month), and merges a small delta instead of
+	// rewriting the cache. Patterns, edited in place by hand, and each
+	// kind's newest month are always checked. The prompt hook uses it.
+	Fast bool
+}
+
+// Delta limits: past them the cache is rewritten even in fast mode.
+const (
+	maxDeltaFiles    = 64
+	maxDeltaVersions = 2000
+)
+
+// version is one parsed record version with its terms.
+type version struct {
+	rec         *Record
+	title, body []string
 }
 
 type cachedFile struct {
 	size, mtime int64
-	recs        []Indexed
 	warns       []Warning
+	versions    []version // filled when parsed or decoded for a rebuild
+	blob        string    // the file's encoded versions in the cache
 }
 
 type cachedDir struct {
@@ -53,99 +67,113 @@ type cachedDir struct {
 	files   []string
 }
 
+// cacheState is the cache as read, or as about to be written.
 type cacheState struct {
-	written int64                  // when the cache was written, UnixNano
-	files   map[string]*cachedFile // by path relative to the store
+	written int64
 	dirs    map[string]*cachedDir
+	files   map[string]*cachedFile
+	fileIDs []string // file index → path, for the doc table
+	blobs   []string // file index → its blob, as read
+	docs    []docEntry
+	vocab   []string // sorted
+	posts   []string // encoded postings, parallel to vocab
+}
+
+// docEntry is a current record in the doc table.
+type docEntry struct {
+	Doc
+	file int // index into fileIDs
+	off  int // where the record starts in its file's blob
+	rec  *Record
 }
 
 // racyWindow: entries modified this close to the cache's writing are
-// re-read, covering file systems with coarse timestamps.
+// re-read, covering file systems with coarse timestamps (git's "racy
+// clean" problem).
 const racyWindow = int64(2 * time.Second)
 
-// SnapshotOptions choose how carefully the cache is checked.
-type SnapshotOptions struct {
-	Tokenizer Tokenizer
-	// Fast trusts an older month's JSONL shards while their directory is
-	// unchanged (git replaces files, which changes the directory; lore only
-	// appends in the current month). Patterns, edited in place by hand, and
-	// each kind's newest month are always checked. The prompt hook uses it.
-	Fast bool
-}
-
 // Snapshot reads the current records through the cache. It stops parsing
-// when ctx is done and marks the snapshot Partial; what it parsed is kept
-// for the next call.
+// when ctx is done and marks the snapshot Partial.
 func (s *Store) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, error) {
 	old := s.readCache(o.Tokenizer.Version)
-	now := &cacheState{files: map[string]*cachedFile{}, dirs: map[string]*cachedDir{}}
-	snap := &Snapshot{}
-	changed := false
+	sc := &scan{store: s, ctx: ctx, opts: o, old: old,
+		dirs: map[string]*cachedDir{}, files: map[string]*cachedFile{}, changed: map[string]bool{}}
 	for _, k := range AllKinds() {
-		c, err := s.scanDir(ctx, k, k.Dir(), true, old, now, o, snap)
-		if err != nil {
+		if err := sc.dir(k, k.Dir(), true); err != nil {
 			return nil, err
 		}
-		changed = changed || c
 	}
-	if len(now.files) != len(old.files) || len(now.dirs) != len(old.dirs) {
-		changed = true
-	}
-	if changed {
-		s.writeCache(o.Tokenizer.Version, now) // best effort: a read-only store still reads
-	}
-	byID := map[string]int{}
-	for _, f := range now.files {
-		snap.Warnings = append(snap.Warnings, f.warns...)
-		for _, r := range f.recs {
-			if i, ok := byID[r.ID]; ok {
-				if Newer(r.Record, snap.Current[i].Record) {
-					snap.Current[i] = r
-				}
-				continue
-			}
-			byID[r.ID] = len(snap.Current)
-			snap.Current = append(snap.Current, r)
+	removed := false
+	for rel := range old.files {
+		if sc.files[rel] == nil {
+			removed = true
 		}
 	}
-	slices.SortFunc(snap.Current, func(a, b Indexed) int {
-		if c := cmp.Compare(b.Created.UnixNano(), a.Created.UnixNano()); c != 0 {
-			return c
+	dirsChanged := len(sc.dirs) != len(old.dirs)
+	for rel, d := range sc.dirs {
+		if od := old.dirs[rel]; od == nil || od.mtime != d.mtime {
+			dirsChanged = true
 		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	sort.Slice(snap.Warnings, func(i, j int) bool {
-		a, b := snap.Warnings[i].Pos, snap.Warnings[j].Pos
-		return a.File < b.File || a.File == b.File && a.Line < b.Line
-	})
+	}
+	var warns []Warning
+	for _, f := range sc.files {
+		warns = append(warns, f.warns...)
+	}
+	sortWarnings(warns)
+	// Warm, or a small append-only delta in fast mode: use the cache as is.
+	if old.docs != nil && !removed && !sc.shrank && (len(sc.changed) == 0 ||
+		o.Fast && len(sc.changed) <= maxDeltaFiles && sc.deltaVersions <= maxDeltaVersions) {
+		if len(sc.changed) == 0 && dirsChanged {
+			// Only directory times moved: keep the cache's view current.
+			old.dirs = sc.dirs
+			s.writeCache(o.Tokenizer.Version, old)
+		}
+		return newSnapshot(old, sc, warns), nil
+	}
+	st, err := sc.rebuild()
+	if err != nil {
+		return nil, err
+	}
+	// A partial rebuild is written too: the shards it did not reach are
+	// simply absent, so the next read parses them, and progress is kept.
+	s.writeCache(o.Tokenizer.Version, st)
+	snap := newSnapshot(st, &scan{}, warns)
+	snap.Partial = sc.partial
 	return snap, nil
 }
 
-// scanDir brings rel (a directory relative to the store) up to date in
-// now, reusing old where it can. It reports whether anything changed.
-func (s *Store) scanDir(ctx context.Context, k Kind, rel string, newest bool, old, now *cacheState, o SnapshotOptions, snap *Snapshot) (bool, error) {
-	abs := filepath.Join(s.Dir, rel)
+// scan walks the store against the old cache.
+type scan struct {
+	store         *Store
+	ctx           context.Context
+	opts          SnapshotOptions
+	old           *cacheState
+	dirs          map[string]*cachedDir
+	files         map[string]*cachedFile
+	changed       map[string]bool // shards parsed anew
+	shrank        bool            // a changed shard is not a pure append
+	deltaVersions int
+	partial       bool
+}
+
+func (sc *scan) dir(k Kind, rel string, newest bool) error {
+	abs := filepath.Join(sc.store.Dir, rel)
 	fi, err := os.Stat(abs)
 	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
+		return nil
 	}
 	if err != nil {
-		return false, err
+		return err
 	}
 	mtime := fi.ModTime().UnixNano()
-	prev := old.dirs[rel]
-	var d *cachedDir
-	// A directory's entries are unchanged while its mtime is, unless the
-	// mtime is so close to when the cache was written that a change in the
-	// same clock tick could hide (git's "racy clean" problem).
-	unchanged := prev != nil && prev.mtime == mtime && mtime < old.written-racyWindow
-	trust := o.Fast && unchanged && !newest && k != Pattern
-	if unchanged {
-		d = prev
-	} else {
+	prev := sc.old.dirs[rel]
+	unchanged := prev != nil && prev.mtime == mtime && mtime < sc.old.written-racyWindow
+	trust := sc.opts.Fast && unchanged && !newest && k != Pattern
+	d := prev
+	if !unchanged {
 		entries, err := os.ReadDir(abs)
 		if err != nil {
-			return false, err
+			return err
 		}
 		d = &cachedDir{mtime: mtime}
 		for _, e := range entries {
@@ -157,52 +185,62 @@ func (s *Store) scanDir(ctx context.Context, k Kind, rel string, newest bool, ol
 			}
 		}
 	}
-	now.dirs[rel] = d
-	changed := prev == nil || prev.mtime != mtime
+	sc.dirs[rel] = d
 	for _, name := range d.files {
 		frel := filepath.Join(rel, name)
-		if trust && old.files[frel] != nil {
-			now.files[frel] = old.files[frel]
+		if f := sc.old.files[frel]; trust && f != nil {
+			sc.files[frel] = f
 			continue
 		}
-		c, err := s.scanFile(ctx, frel, old, now, o, snap)
-		if err != nil {
-			return false, err
+		if err := sc.file(frel); err != nil {
+			return err
 		}
-		changed = changed || c
 	}
 	for i, sub := range d.subdirs {
-		// Only the last (newest, as month names sort) subdirectory of a
-		// kind's directory is where appends land.
-		c, err := s.scanDir(ctx, k, filepath.Join(rel, sub), newest && i == len(d.subdirs)-1, old, now, o, snap)
-		if err != nil {
-			return false, err
+		// Month names sort: the last subdirectory is where appends land.
+		if err := sc.dir(k, filepath.Join(rel, sub), newest && i == len(d.subdirs)-1); err != nil {
+			return err
 		}
-		changed = changed || c
 	}
-	return changed, nil
+	return nil
 }
 
-func (s *Store) scanFile(ctx context.Context, rel string, old, now *cacheState, o SnapshotOptions, snap *Snapshot) (bool, error) {
-	abs := filepath.Join(s.Dir, rel)
+func (sc *scan) file(rel string) error {
+	abs := filepath.Join(sc.store.Dir, rel)
 	fi, err := os.Stat(abs)
 	if err != nil {
-		return false, err
+		return err
 	}
 	size, mtime := fi.Size(), fi.ModTime().UnixNano()
-	if f := old.files[rel]; f != nil && f.size == size && f.mtime == mtime && mtime < old.written-racyWindow {
-		now.files[rel] = f
-		return false, nil
+	prev := sc.old.files[rel]
+	if prev != nil && prev.size == size && prev.mtime == mtime && mtime < sc.old.written-racyWindow {
+		sc.files[rel] = prev
+		return nil
 	}
-	if ctx.Err() != nil {
-		snap.Partial = true
-		return false, nil
+	if prev != nil && size < prev.size {
+		sc.shrank = true
 	}
+	if sc.ctx.Err() != nil {
+		sc.partial = true
+		return nil
+	}
+	f, err := sc.parse(rel, size, mtime)
+	if err != nil {
+		return err
+	}
+	sc.files[rel] = f
+	sc.changed[rel] = true
+	sc.deltaVersions += len(f.versions)
+	return nil
+}
+
+func (sc *scan) parse(rel string, size, mtime int64) (*cachedFile, error) {
+	abs := filepath.Join(sc.store.Dir, rel)
 	data, err := os.ReadFile(abs)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	name := s.Rel(abs)
+	name := sc.store.Rel(abs)
 	var recs []*Record
 	var warns []Warning
 	if strings.HasSuffix(rel, ".toml") {
@@ -211,31 +249,194 @@ func (s *Store) scanFile(ctx context.Context, rel string, old, now *cacheState, 
 		recs, warns, err = ParseJSONL(name, data)
 	}
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	f := &cachedFile{size: size, mtime: mtime, warns: warns}
 	for _, r := range recs {
-		title, body := o.Tokenizer.Terms(r)
-		f.recs = append(f.recs, Indexed{r, title, body})
+		t, b := sc.opts.Tokenizer.Terms(r)
+		f.versions = append(f.versions, version{r, t, b})
 	}
-	now.files[rel] = f
-	return true, nil
+	return f, nil
+}
+
+// rebuild makes a whole new cache state from the scanned shards, decoding
+// unchanged shards' versions from the old cache.
+func (sc *scan) rebuild() (*cacheState, error) {
+	st := &cacheState{dirs: sc.dirs, files: sc.files}
+	var all []version
+	var fileOf []int
+	for rel, f := range sc.files {
+		if f.versions == nil && f.blob != "" {
+			vs, err := decodeVersions(f.blob, sc.old.vocab)
+			if err != nil {
+				return nil, err
+			}
+			f.versions = vs
+		}
+		idx := len(st.fileIDs)
+		st.fileIDs = append(st.fileIDs, rel)
+		for _, v := range f.versions {
+			all = append(all, v)
+			fileOf = append(fileOf, idx)
+		}
+	}
+	st.buildIndex(all, fileOf)
+	return st, nil
+}
+
+func sortWarnings(ws []Warning) {
+	sort.Slice(ws, func(i, j int) bool {
+		a, b := ws[i].Pos, ws[j].Pos
+		return a.File < b.File || a.File == b.File && a.Line < b.Line
+	})
 }
 
 func (s *Store) cachePath() string { return filepath.Join(s.Dir, LocalDir, "cache", "records.bin") }
 
+// InvalidateCache removes the cache; the next read rebuilds it. Rewrites
+// of shards (doctor, forget) call it.
+func (s *Store) InvalidateCache() { _ = os.Remove(s.cachePath()) }
+
 func (s *Store) readCache(tokVersion string) *cacheState {
-	st := &cacheState{files: map[string]*cachedFile{}, dirs: map[string]*cachedDir{}}
-	data, err := os.ReadFile(s.cachePath())
-	if err != nil || !strings.HasPrefix(string(data), cacheMagic) {
-		return st
+	empty := &cacheState{dirs: map[string]*cachedDir{}, files: map[string]*cachedFile{}}
+	data, err := mapFile(s.cachePath())
+	if err != nil || len(data) < len(cacheMagic) || string(data[:len(cacheMagic)]) != cacheMagic {
+		return empty
 	}
-	d := &decoder{b: string(data[len(cacheMagic):])}
+	// The bytes are read-only and never released while the process runs
+	// (the cache is replaced by rename, never rewritten in place), so
+	// strings can share them.
+	d := &decoder{b: unsafe.String(&data[0], len(data))[len(cacheMagic):]}
 	if d.str() != tokVersion {
-		return st
+		return empty
 	}
-	st.written = d.int()
-	vocab := d.strs()
+	st := &cacheState{written: d.int(), dirs: map[string]*cachedDir{}, files: map[string]*cachedFile{}}
+	for n := d.count(); n > 0 && d.err == nil; n-- {
+		rel := d.str()
+		st.dirs[rel] = &cachedDir{mtime: d.int(), subdirs: d.strs(), files: d.strs()}
+	}
+	for n := d.count(); n > 0 && d.err == nil; n-- {
+		rel := d.str()
+		f := &cachedFile{size: d.int(), mtime: d.int()}
+		for m := d.count(); m > 0 && d.err == nil; m-- {
+			f.warns = append(f.warns, Warning{Pos{d.str(), int(d.uint())}, WarningKind(d.uint()), d.str()})
+		}
+		f.blob = d.str()
+		st.files[rel] = f
+		st.fileIDs = append(st.fileIDs, rel)
+		st.blobs = append(st.blobs, f.blob)
+	}
+	st.vocab = d.strs()
+	st.posts = make([]string, len(st.vocab))
+	for i := range st.posts {
+		st.posts[i] = d.str()
+	}
+	n := d.count()
+	if d.err == nil {
+		st.docs = make([]docEntry, 0, n)
+	}
+	for ; n > 0 && d.err == nil; n-- {
+		de := docEntry{}
+		de.ID, de.Kind, de.Status = d.str(), Kind(d.str()), d.str()
+		de.Time, de.Created = d.int(), d.int()
+		de.Confidence = d.float()
+		de.ErrorType, de.Tool = d.str(), d.str()
+		de.NTitle = int(d.uint())
+		de.file, de.off = int(d.uint()), int(d.uint())
+		if de.file >= len(st.blobs) || de.off >= len(st.blobs[de.file]) {
+			d.err = errCorrupt
+		}
+		st.docs = append(st.docs, de)
+	}
+	if d.err != nil {
+		return empty
+	}
+	return st
+}
+
+func (s *Store) writeCache(tokVersion string, st *cacheState) {
+	e := &encoder{b: make([]byte, 0, 1<<20)}
+	e.b = append(e.b, cacheMagic...)
+	e.str(tokVersion)
+	e.int(time.Now().UnixNano())
+	e.uint(uint64(len(st.dirs)))
+	for rel, d := range st.dirs {
+		e.str(rel)
+		e.int(d.mtime)
+		e.strs(d.subdirs)
+		e.strs(d.files)
+	}
+	termIdx := make(map[string]uint64, len(st.vocab))
+	for i, t := range st.vocab {
+		termIdx[t] = uint64(i)
+	}
+	// Files in fileIDs order, so doc entries can name them by index; a
+	// current record is stored once, in its file's blob, at offset.
+	offsets := map[*Record]int{}
+	e.uint(uint64(len(st.fileIDs)))
+	for _, rel := range st.fileIDs {
+		f := st.files[rel]
+		e.str(rel)
+		e.int(f.size)
+		e.int(f.mtime)
+		e.uint(uint64(len(f.warns)))
+		for _, w := range f.warns {
+			e.str(w.Pos.File)
+			e.uint(uint64(w.Pos.Line))
+			e.uint(uint64(w.Kind))
+			e.str(w.Msg)
+		}
+		blob := f.blob
+		if f.versions != nil {
+			blob = encodeVersions(f.versions, termIdx, offsets)
+		}
+		e.str(blob)
+	}
+	e.strs(st.vocab)
+	for _, p := range st.posts {
+		e.str(p)
+	}
+	e.uint(uint64(len(st.docs)))
+	for _, de := range st.docs {
+		e.str(de.ID)
+		e.str(string(de.Kind))
+		e.str(de.Status)
+		e.int(de.Time)
+		e.int(de.Created)
+		e.float(de.Confidence)
+		e.str(de.ErrorType)
+		e.str(de.Tool)
+		e.uint(uint64(de.NTitle))
+		e.uint(uint64(de.file))
+		off, ok := offsets[de.rec]
+		if !ok {
+			off = de.off // the file was not re-encoded
+		}
+		e.uint(uint64(off))
+	}
+	_ = writeAtomic(s.cachePath(), e.b)
+}
+
+// encodeVersions encodes a shard's versions with their terms as indexes
+// into the vocabulary, noting where each record starts.
+func encodeVersions(vs []version, termIdx map[string]uint64, offsets map[*Record]int) string {
+	var e encoder
+	e.uint(uint64(len(vs)))
+	for _, v := range vs {
+		offsets[v.rec] = len(e.b)
+		encodeRecord(&e, v.rec)
+		for _, ts := range [][]string{v.title, v.body} {
+			e.uint(uint64(len(ts)))
+			for _, t := range ts {
+				e.uint(termIdx[t])
+			}
+		}
+	}
+	return string(e.b)
+}
+
+func decodeVersions(blob string, vocab []string) ([]version, error) {
+	d := &decoder{b: blob}
 	terms := func() []string {
 		n := d.count()
 		if n == 0 || d.err != nil {
@@ -251,82 +452,12 @@ func (s *Store) readCache(tokVersion string) *cacheState {
 		}
 		return out
 	}
+	var vs []version
 	for n := d.count(); n > 0 && d.err == nil; n-- {
-		rel, mtime := d.str(), d.int()
-		cd := &cachedDir{mtime: mtime, subdirs: d.strs(), files: d.strs()}
-		st.dirs[rel] = cd
+		r := decodeRecord(d)
+		vs = append(vs, version{r, terms(), terms()})
 	}
-	for n := d.count(); n > 0 && d.err == nil; n-- {
-		rel := d.str()
-		f := &cachedFile{size: d.int(), mtime: d.int()}
-		for m := d.count(); m > 0 && d.err == nil; m-- {
-			r := decodeRecord(d)
-			f.recs = append(f.recs, Indexed{r, terms(), terms()})
-		}
-		for m := d.count(); m > 0 && d.err == nil; m-- {
-			f.warns = append(f.warns, Warning{Pos{d.str(), int(d.uint())}, WarningKind(d.uint()), d.str()})
-		}
-		st.files[rel] = f
-	}
-	if d.err != nil {
-		return &cacheState{files: map[string]*cachedFile{}, dirs: map[string]*cachedDir{}}
-	}
-	return st
-}
-
-func (s *Store) writeCache(tokVersion string, st *cacheState) {
-	index := map[string]uint64{}
-	var vocab []string
-	intern := func(ts []string) {
-		for _, t := range ts {
-			if _, ok := index[t]; !ok {
-				index[t] = uint64(len(vocab))
-				vocab = append(vocab, t)
-			}
-		}
-	}
-	for _, f := range st.files {
-		for _, r := range f.recs {
-			intern(r.Title)
-			intern(r.Body)
-		}
-	}
-	e := &encoder{b: make([]byte, 0, 1<<20)}
-	e.b = append(e.b, cacheMagic...)
-	e.str(tokVersion)
-	e.int(time.Now().UnixNano())
-	e.strs(vocab)
-	e.uint(uint64(len(st.dirs)))
-	for rel, d := range st.dirs {
-		e.str(rel)
-		e.int(d.mtime)
-		e.strs(d.subdirs)
-		e.strs(d.files)
-	}
-	e.uint(uint64(len(st.files)))
-	for rel, f := range st.files {
-		e.str(rel)
-		e.int(f.size)
-		e.int(f.mtime)
-		e.uint(uint64(len(f.recs)))
-		for _, r := range f.recs {
-			encodeRecord(e, r.Record)
-			for _, ts := range [][]string{r.Title, r.Body} {
-				e.uint(uint64(len(ts)))
-				for _, t := range ts {
-					e.uint(index[t])
-				}
-			}
-		}
-		e.uint(uint64(len(f.warns)))
-		for _, w := range f.warns {
-			e.str(w.Pos.File)
-			e.uint(uint64(w.Pos.Line))
-			e.uint(uint64(w.Kind))
-			e.str(w.Msg)
-		}
-	}
-	_ = writeAtomic(s.cachePath(), e.b)
+	return vs, d.err
 }
 
 // writeAtomic writes data to path through a temporary file and a rename,

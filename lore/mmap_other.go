@@ -1,0 +1,7 @@
+//go:build !unix
+
+package lore
+
+import "os"
+
+func mapFile(path string) ([]byte, error) { return os.ReadFile(path) }
