@@ -107,7 +107,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// frees. The memory limit turns the collector back on if a huge store
 	// needs it.
 	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(512 << 20)
+	debug.SetMemoryLimit(256 << 20)
 	cwd, err := os.Getwd()
 	if err != nil {
 		cwd = "."

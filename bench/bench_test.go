@@ -1,0 +1,185 @@
+//go:build unix
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"lore/inject"
+	"lore/internal/benchstore"
+	"lore/lore"
+)
+
+const prompt = "the invoice export times out on CI after the upgrade"
+
+// store generates (once per size and test binary run) a store of n records.
+func store(b testing.TB, n int) *lore.Store {
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("lore-bench-%d", n), ".lore")
+	if _, err := os.Stat(dir); err != nil {
+		if err := benchstore.Generate(dir, n, 25, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s, err := lore.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.SetOrigin(lore.Origin{Author: "Bench", Branch: "main", Commit: "0123456789abcdef0123456789abcdef01234567"})
+	return s
+}
+
+func BenchmarkCapture(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			s := store(b, n)
+			for b.Loop() {
+				r, err := s.New(lore.Observation, "bench capture note", nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Append(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkInjectWarm(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			s := store(b, n)
+			opts := lore.SnapshotOptions{Tokenizer: inject.Tokenizer(), Fast: true}
+			if _, err := s.Snapshot(context.Background(), opts); err != nil { // warm the cache
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				snap, err := s.Snapshot(context.Background(), opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				inject.PromptContext(inject.NewIndex(snap, s.Config), s.Config, prompt, 2000, time.Now(), nil)
+			}
+		})
+	}
+}
+
+func BenchmarkKeywords(b *testing.B) {
+	for b.Loop() {
+		inject.Keywords("Why does formatBytes in utils/format.ts crash when DEPLOY_ENV is unset on the deploy pipeline?")
+	}
+}
+
+// TestBinaryTimings times the built binary as whole processes. It is the
+// measurement behind the README's table; run it with bench/run.sh.
+func TestBinaryTimings(t *testing.T) {
+	if os.Getenv("LORE_BENCH") == "" {
+		t.Skip("set LORE_BENCH=1 (or run bench/run.sh) to time the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "lore")
+	build := exec.Command("go", "build", "-o", bin, "..")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("| records | inject --stdin | resume | search | capture | capture, 1 concurrent writer | peak RSS | cold cache build (once) |")
+	t.Log("|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, n := range []int{1000, 10000, 100000} {
+		root := filepath.Join(t.TempDir(), fmt.Sprint(n))
+		if err := benchstore.Generate(filepath.Join(root, ".lore"), n, 25, 1); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v %s", err, out)
+		}
+		hook := fmt.Sprintf(`{"session_id":"","cwd":%q,"hook_event_name":"UserPromptSubmit","prompt":%q}`, root, prompt)
+		r := runner{t: t, bin: bin, dir: root}
+		cold := r.run(nil, "resume") // builds the cache, as the first command after a clone would
+		coldKB := r.peakKB
+		r.peakKB = 0
+		inj := r.time(hook, "inject", "--stdin")
+		res := r.time("", "resume")
+		sea := r.time("", "search", "invoice export")
+		capt := r.time("", "observe", "bench capture note")
+		stop := r.background("observe", "concurrent writer note")
+		contended := r.time("", "observe", "bench capture note")
+		stop()
+		t.Logf("| %d | %s | %s | %s | %s | %s | %.0f MB | %.2f s, %.0f MB |", n, inj, res, sea, capt, contended,
+			float64(r.peakKB)/1024, cold.Seconds(), float64(coldKB)/1024)
+	}
+}
+
+type runner struct {
+	t      *testing.T
+	bin    string
+	dir    string
+	peakKB int64
+}
+
+const runs = 9
+
+// time runs the command once to warm up, then runs more times and returns
+// the median wall time.
+func (r *runner) time(stdin string, args ...string) string {
+	r.run(nil, args...)
+	var ds []time.Duration
+	for range runs {
+		ds = append(ds, r.run(&stdin, args...))
+	}
+	slices.Sort(ds)
+	return fmt.Sprintf("%.1f ms", float64(ds[len(ds)/2].Microseconds())/1000)
+}
+
+func (r *runner) run(stdin *string, args ...string) time.Duration {
+	cmd := exec.Command(r.bin, args...)
+	cmd.Dir = r.dir
+	if stdin != nil {
+		cmd.Stdin = strings.NewReader(*stdin)
+	}
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.t.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	d := time.Since(start)
+	if kb := maxRSSKB(cmd); kb > r.peakKB {
+		r.peakKB = kb
+	}
+	return d
+}
+
+// background runs the command in a loop until stopped: a concurrent writer.
+func (r *runner) background(args ...string) func() {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			cmd := exec.Command(r.bin, args...)
+			cmd.Dir = r.dir
+			_ = cmd.Run()
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// maxRSSKB is the finished process's peak resident set, in KB (Linux).
+func maxRSSKB(cmd *exec.Cmd) int64 {
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss
+	}
+	return 0
+}
