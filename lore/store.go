@@ -66,15 +66,14 @@ func (s *Store) Origin() Origin {
 func (s *Store) SetOrigin(o Origin) { s.origin = &o }
 
 // shardPath names the file this writer appends kind k's records to. The
-// name changes whenever HEAD moves, so in the normal flow each shard is
-// added by exactly one commit and never changed after: merges, rebases,
-// cherry-picks and pulls only ever add files, and cannot conflict even
-// when a forge ignores .gitattributes.
+// name carries the branch, HEAD and a random part, and a new one is made
+// whenever HEAD moves, so in the normal flow each shard is added by exactly
+// one commit and never changed after: merges, rebases, cherry-picks and
+// pulls only ever add files, and cannot conflict even when a forge ignores
+// .gitattributes. The current name is remembered in .local; if that file
+// has gone (a checkout removed it), a fresh name is made rather than the
+// old one re-created with other content. Called with the store locked.
 func (s *Store) shardPath(k Kind, o Origin, now time.Time) (string, error) {
-	writer, err := s.writerID()
-	if err != nil {
-		return "", err
-	}
 	head := "unborn"
 	if len(o.Commit) >= 7 {
 		head = o.Commit[:7]
@@ -83,44 +82,32 @@ func (s *Store) shardPath(k Kind, o Origin, now time.Time) (string, error) {
 	if branch == "" {
 		branch = "detached"
 	}
-	name := fmt.Sprintf("%s-%s-%s%s", branch, head, writer, k.Ext())
-	return filepath.Join(s.Dir, k.Dir(), now.Format("2006-01"), name), nil
+	prefix := fmt.Sprintf("%s/%s/%s-%s-", k.Dir(), now.Format("2006-01"), branch, head)
+	state := filepath.Join(s.Dir, LocalDir, "shard-"+string(k))
+	if b, err := os.ReadFile(state); err == nil {
+		if rel := strings.TrimSpace(string(b)); strings.HasPrefix(rel, prefix) {
+			if _, err := os.Stat(filepath.Join(s.Dir, rel)); err == nil {
+				return filepath.Join(s.Dir, rel), nil
+			}
+		}
+	}
+	rel := prefix + randomName(8) + k.Ext()
+	if err := writeAtomic(state, []byte(rel+"\n")); err != nil {
+		return "", err
+	}
+	return filepath.Join(s.Dir, rel), nil
 }
 
-// writerID is a random name for this checkout, made on first capture.
-func (s *Store) writerID() (string, error) {
-	path := filepath.Join(s.Dir, LocalDir, "writer")
-	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
-		return strings.TrimSpace(string(b)), nil
+// randomName is n characters of the ID alphabet.
+func randomName(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("lore: crypto/rand failed: %v", err))
 	}
-	if err := s.ensureLocal(); err != nil {
-		return "", err
+	for i := range b {
+		b[i] = idAlphabet[b[i]&31]
 	}
-	var rb [4]byte
-	if _, err := rand.Read(rb[:]); err != nil {
-		return "", err
-	}
-	bits := uint32(rb[0])<<24 | uint32(rb[1])<<16 | uint32(rb[2])<<8 | uint32(rb[3])
-	id := make([]byte, 6)
-	for i := range id {
-		id[i] = idAlphabet[(bits>>(uint(i)*5))&31]
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, os.ErrExist) { // another process won the race: use its ID
-		b, rerr := os.ReadFile(path)
-		if rerr == nil && len(strings.TrimSpace(string(b))) > 0 {
-			return strings.TrimSpace(string(b)), nil
-		}
-		return "", fmt.Errorf("reading %s: %v", path, rerr)
-	}
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	if _, err := f.Write(append(id, '\n')); err != nil {
-		return "", err
-	}
-	return string(id), nil
+	return string(b)
 }
 
 func (s *Store) ensureLocal() error {
@@ -164,6 +151,11 @@ func (s *Store) Append(r *Record) error {
 	if err != nil {
 		return err
 	}
+	unlock, err := s.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	path, err := s.shardPath(r.Kind, Origin{Branch: r.Branch, Commit: r.Commit}, r.Time)
 	if err != nil {
 		return err
@@ -171,11 +163,6 @@ func (s *Store) Append(r *Record) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	unlock, err := s.Lock()
-	if err != nil {
-		return err
-	}
-	defer unlock()
 	return appendSynced(path, data)
 }
 
