@@ -40,7 +40,8 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	cwd            string
-	dir            string // --dir, if given
+	dir            string      // --dir, if given
+	store          *lore.Store // the store the command opened, if any
 }
 
 // cliError carries an exit code and an optional hint to run().
@@ -150,7 +151,9 @@ func (e *env) main(args []string) int {
 	}
 	for _, c := range commands() {
 		if c.name == name {
-			return e.fail(c.run(context.Background(), e, args[1:]))
+			err := c.run(context.Background(), e, args[1:])
+			e.reportRedactions()
+			return e.fail(err)
 		}
 	}
 	hint := "run 'lore --help' for the commands"
@@ -198,7 +201,7 @@ func (e *env) fail(err error) int {
 		code, hint = exitNotFound, "type more characters of the ID"
 	case errors.As(err, &wk):
 		code = exitUsage
-	case errors.Is(err, lore.ErrEmptyText):
+	case errors.Is(err, lore.ErrEmptyText), errors.Is(err, lore.ErrAllPrivate):
 		code = exitUsage
 	case errors.As(err, &newer):
 		hint = "upgrade lore: go install the latest version"
@@ -237,7 +240,21 @@ func (e *env) openStore() (*lore.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lore.Open(dir)
+	s, err := lore.Open(dir)
+	e.store = s
+	return s, err
+}
+
+// reportRedactions says on stderr what was scrubbed before writing.
+func (e *env) reportRedactions() {
+	if e.store == nil || len(e.store.Redacted) == 0 {
+		return
+	}
+	var parts []string
+	for _, f := range e.store.Redacted {
+		parts = append(parts, f.Kind+" in "+f.Field)
+	}
+	fmt.Fprintf(e.stderr, "lore: redacted before writing: %s\n", strings.Join(parts, ", "))
 }
 
 // load opens the store and reads the given kinds, reporting warnings.

@@ -192,3 +192,16 @@ func TestSnapshotRebuildsForANewTokenizer(t *testing.T) {
 		t.Fatalf("terms from the old tokenizer served")
 	}
 }
+
+func readAll(t *testing.T, files []string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+	}
+	return b.String()
+}

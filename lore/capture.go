@@ -10,6 +10,9 @@ import (
 // ErrEmptyText is returned for a capture with nothing to say.
 var ErrEmptyText = errors.New("text is empty")
 
+// ErrAllPrivate is returned when dropping <private> spans leaves no text.
+var ErrAllPrivate = errors.New("nothing is left to write once the <private> spans are dropped")
+
 // New starts a record of kind k: a fresh ID, timestamps, and the git
 // origin. The kind package fills its own fields and calls Append.
 func (s *Store) New(k Kind, text string, tags []string) (*Record, error) {

@@ -24,6 +24,8 @@ type Store struct {
 	Now func() time.Time
 	// Origin stamps new records; nil means read it from git on first use.
 	origin *Origin
+	// Redacted collects what Append scrubbed, for the command to report.
+	Redacted []Finding
 }
 
 // Open opens the store at dir and reads its config.
@@ -132,12 +134,16 @@ func (s *Store) Lock() (func(), error) {
 	return func() { _ = unlockFile(f); f.Close() }, nil
 }
 
-// Append writes one record version to this writer's shard: under the store
+// Append scrubs secrets from r and writes it to this writer's shard: under the store
 // lock, in one write, fsynced before it returns. It reads nothing but the
 // shard's last byte, so it costs the same at any store size. If a crash
 // left the shard without a final newline, the record starts on a new line
 // so it is never glued to the fragment.
 func (s *Store) Append(r *Record) error {
+	s.Redacted = append(s.Redacted, ScrubRecord(r)...)
+	if strings.TrimSpace(r.Text) == "" {
+		return ErrAllPrivate
+	}
 	if err := r.check(); err != nil {
 		return err
 	}
