@@ -82,6 +82,9 @@ func commands() []command {
 		{"patterns", "patterns: validate, deprecate", cmdPatterns},
 		{"inbox", "observations: promote, dismiss", cmdInbox},
 		{"failures", "failures: triggers", cmdFailures},
+		{"status", "records not yet committed or pushed, by kind", cmdStatus},
+		{"doctor", "check the store, and repair it with --fix", cmdDoctor},
+		{"forget", "purge a record captured by mistake (--purge)", cmdForget},
 		{"version", "print the version", cmdVersion},
 	}
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"lore/lore"
+)
+
+const doctorHelp = `Usage: lore doctor [--fix] [--json]
+
+Check the store: every shard parses (file:line), no torn last lines or git
+conflict markers, no two different versions of a record at the same
+timestamp, no record from a newer lore, lore's .gitattributes and .gitignore
+in place, no leftover temporary files, no secret already stored.
+
+--fix repairs what is safe: torn lines and lines that do not parse are moved
+to .lore/.local/quarantine/ (nothing is thrown away), conflict-marker lines
+in JSONL shards are removed (the records on both sides stay), missing
+attribute files are written, old temporary files are removed. Every
+rewrite is atomic and is refused if it would lose a record.
+
+Exits 1 while problems remain.`
+
+func cmdDoctor(_ context.Context, e *env, args []string) error {
+	fs := newFlags("doctor")
+	fix := fs.Bool("fix", false, "repair what is safe to repair")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := e.parse(fs, doctorHelp, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("run 'lore doctor --help'", "doctor takes no arguments")
+	}
+	s, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	probs, err := s.Doctor(*fix)
+	if err != nil {
+		return err
+	}
+	open := 0
+	for _, p := range probs {
+		if !p.Fixed {
+			open++
+		}
+	}
+	if *asJSON {
+		if probs == nil {
+			probs = []lore.Problem{}
+		}
+		if err := e.printJSON(map[string]any{"ok": open == 0, "problems": probs}); err != nil {
+			return err
+		}
+	} else {
+		fixable := 0
+		for _, p := range probs {
+			switch {
+			case p.Fixed:
+				fmt.Fprintf(e.stdout, "fixed: %s\n", p)
+			case p.Fixable:
+				fixable++
+				fmt.Fprintf(e.stdout, "%s (--fix repairs it)\n", p)
+			default:
+				fmt.Fprintln(e.stdout, p)
+			}
+		}
+		switch {
+		case open == 0 && len(probs) == 0:
+			fmt.Fprintln(e.stderr, "lore: doctor: no problems")
+		case open == 0:
+			fmt.Fprintf(e.stderr, "lore: doctor: fixed %d problem%s\n", len(probs), plural(len(probs)))
+		default:
+			fmt.Fprintf(e.stderr, "lore: doctor: %d problem%s, %d repairable with --fix\n", open, plural(open), fixable)
+		}
+	}
+	if open > 0 {
+		return &cliError{code: exitFailure, msg: fmt.Sprintf("doctor found %d problem%s", open, plural(open))}
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"lore/lore"
+)
+
+const statusHelp = `Usage: lore status [--json]
+
+What the store gained that git does not have yet: record versions added
+since the last commit, and those not yet on the upstream branch, by kind
+(new records and revisions). It asks git about the store's own path only,
+so it stays cheap in a large repository.`
+
+func cmdStatus(ctx context.Context, e *env, args []string) error {
+	fs := newFlags("status")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := e.parse(fs, statusHelp, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("run 'lore status --help'", "status takes no arguments")
+	}
+	s, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	st, err := s.StoreStatus(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return e.printJSON(st)
+	}
+	fmt.Fprintf(e.stdout, "On branch %s", st.Branch)
+	if st.Upstream != "" {
+		fmt.Fprintf(e.stdout, ", tracking %s", st.Upstream)
+	}
+	if st.Note != "" {
+		fmt.Fprintf(e.stdout, " (%s)", st.Note)
+	}
+	fmt.Fprintln(e.stdout)
+	e.printCounts("Since the last commit", st.Uncommitted)
+	if st.Upstream != "" {
+		e.printCounts("Not yet on "+st.Upstream, st.Unpushed)
+	}
+	return nil
+}
+
+func (e *env) printCounts(title string, c lore.Counts) {
+	if len(c) == 0 {
+		fmt.Fprintf(e.stdout, "%s: nothing new\n", title)
+		return
+	}
+	fmt.Fprintf(e.stdout, "%s:\n", title)
+	for _, k := range lore.AllKinds() {
+		if kc := c[k]; kc != nil {
+			fmt.Fprintf(e.stdout, "  %-12s %d new, %d revised\n", k, kc.New, kc.Revised)
+		}
+	}
+}
