@@ -82,6 +82,8 @@ func commands() []command {
 		{"patterns", "patterns: validate, deprecate", cmdPatterns},
 		{"inbox", "observations: promote, dismiss", cmdInbox},
 		{"failures", "failures: triggers", cmdFailures},
+		{"hooks", "wire lore into Claude Code, Codex or Gemini CLI", cmdHooks},
+		{"export", "the memory as Markdown, for agents without hooks", cmdExport},
 		{"status", "records not yet committed or pushed, by kind", cmdStatus},
 		{"doctor", "check the store, and repair it with --fix", cmdDoctor},
 		{"forget", "purge a record captured by mistake (--purge)", cmdForget},

@@ -414,7 +414,7 @@ func (s *Store) writeCache(tokVersion string, st *cacheState) {
 		}
 		e.uint(uint64(off))
 	}
-	_ = writeAtomic(s.cachePath(), e.b)
+	_ = WriteAtomic(s.cachePath(), e.b)
 }
 
 // encodeVersions encodes a shard's versions with their terms as indexes
@@ -460,9 +460,9 @@ func decodeVersions(blob string, vocab []string) ([]version, error) {
 	return vs, d.err
 }
 
-// writeAtomic writes data to path through a temporary file and a rename,
+// WriteAtomic writes data to path through a temporary file and a rename,
 // so a reader never sees half a file.
-func writeAtomic(path string, data []byte) error {
+func WriteAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -482,6 +482,11 @@ func writeAtomic(path string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm() // keep the file's mode
+	}
+	_ = os.Chmod(tmp.Name(), mode)
 	return os.Rename(tmp.Name(), path)
 }
 

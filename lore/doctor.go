@@ -195,9 +195,9 @@ func (s *Store) checkAttributes(fix bool) []Problem {
 		if fix {
 			var werr error
 			if err == nil { // keep the file's own lines, add lore's
-				werr = writeAtomic(path, []byte(strings.TrimRight(string(data), "\n")+"\n"+f.body))
+				werr = WriteAtomic(path, []byte(strings.TrimRight(string(data), "\n")+"\n"+f.body))
 			} else {
-				werr = writeAtomic(path, []byte(f.body))
+				werr = WriteAtomic(path, []byte(f.body))
 			}
 			p.Fixed = werr == nil
 		}

@@ -47,7 +47,7 @@ func (s *Store) rewriteShard(path string, old, new []byte, drop map[string]bool)
 			return fmt.Errorf("%s: refusing to rewrite: the new content has a record the old did not", s.Rel(path))
 		}
 	}
-	if err := writeAtomic(path, new); err != nil {
+	if err := WriteAtomic(path, new); err != nil {
 		return err
 	}
 	s.InvalidateCache()
@@ -66,7 +66,7 @@ func (s *Store) quarantine(path string, lines []string) (string, error) {
 	}
 	name := strings.NewReplacer("/", "_", "\\", "_").Replace(rel)
 	q := filepath.Join(s.Dir, LocalDir, "quarantine", fmt.Sprintf("%s.%d.txt", name, s.Clock().UnixNano()))
-	if err := writeAtomic(q, []byte(strings.Join(lines, "\n")+"\n")); err != nil {
+	if err := WriteAtomic(q, []byte(strings.Join(lines, "\n")+"\n")); err != nil {
 		return "", err
 	}
 	return q, nil

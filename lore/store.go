@@ -94,7 +94,7 @@ func (s *Store) shardPath(k Kind, o Origin, now time.Time) (string, error) {
 		}
 	}
 	rel := prefix + randomName(8) + k.Ext()
-	if err := writeAtomic(state, []byte(rel+"\n")); err != nil {
+	if err := WriteAtomic(state, []byte(rel+"\n")); err != nil {
 		return "", err
 	}
 	return filepath.Join(s.Dir, rel), nil

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"lore/inject"
+	"lore/lore"
+)
+
+const exportHelp = `Usage: lore export [--format markdown|agents-md] [--budget N] [--out FILE]
+
+The memory as Markdown, for agents without hooks (Aider's --read, a section
+of AGENTS.md or CLAUDE.md that Cursor, Codex and others read): where the
+last session left off, then the most trusted patterns, live decisions and
+recurring failures, while they fit the budget (tokens; default 2000).
+
+--format agents-md wraps it in lore's markers. With --out, an existing file
+keeps everything outside lore's section: the section is replaced if it is
+there, appended if not (--out implies agents-md unless --format markdown).`
+
+func cmdExport(ctx context.Context, e *env, args []string) error {
+	fs := newFlags("export")
+	format := fs.String("format", "", "markdown or agents-md")
+	budget := fs.Int("budget", inject.DefaultBudget, "size in `N` tokens (about 4 characters each)")
+	out := fs.String("out", "", "write into `FILE`, replacing only lore's section")
+	if err := e.parse(fs, exportHelp, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("run 'lore export --help'", "export takes no arguments")
+	}
+	section := *out != ""
+	switch *format {
+	case "":
+	case "markdown":
+		section = false
+	case "agents-md":
+		section = true
+	default:
+		return usageError("", "export: unknown format %q (want markdown or agents-md)", *format)
+	}
+	if *budget <= 0 {
+		return usageError("", "export: --budget must be positive")
+	}
+	s, snap, err := e.snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	v := inject.BuildResume(ctx, snap, "")
+	text := inject.Export(snap, v, inject.ExportOptions{BudgetTokens: *budget, Section: section, Now: s.Clock()})
+	if *out == "" {
+		_, err := fmt.Fprint(e.stdout, text)
+		return err
+	}
+	path := *out
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.cwd, path)
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	doc := text
+	if section {
+		doc = inject.MergeSection(string(old), text)
+	}
+	if err := lore.WriteAtomic(path, []byte(doc)); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "lore: wrote %s\n", e.rel(path))
+	return nil
+}

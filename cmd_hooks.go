@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"lore/hooks"
+	"lore/lore"
+)
+
+const hooksHelp = `Usage:
+  lore hooks install   [--agent claude|codex|gemini] [--scope project|user] [--command CMD]
+  lore hooks uninstall [--agent …] [--scope …]
+  lore hooks status    [--agent …] [--scope …] [--json]
+
+install wires lore into an agent's hooks: on every prompt the agent runs
+'lore inject --stdin' and gets the relevant records; at session start (and
+after a compaction) it gets the resume view. Default: Claude Code, project
+scope (.claude/settings.json at the repository root; user scope is
+~/.claude/settings.json). Codex CLI uses .codex/hooks.json, Gemini CLI
+.gemini/settings.json. Every other setting and hook in the file is kept;
+installing twice changes nothing; a malformed file is refused untouched.
+
+The hook runs lore by the absolute path of the binary you ran install with,
+so it works when the agent starts hooks with a minimal PATH. 'status' says
+when that binary no longer exists (reinstall after moving it). Teams that
+commit settings.json and have lore on everyone's PATH can pass
+--command 'lore inject --stdin' instead.`
+
+type hooksOptions struct {
+	agent, scope, command string
+	asJSON                bool
+}
+
+func cmdHooks(_ context.Context, e *env, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		if len(args) == 0 {
+			return usageError("run 'lore hooks --help'", "hooks: want install, uninstall or status")
+		}
+		fmt.Fprintln(e.stdout, hooksHelp)
+		return nil
+	}
+	verb := args[0]
+	var o hooksOptions
+	fs := newFlags("hooks " + verb)
+	fs.StringVar(&o.agent, "agent", "", "claude, codex or gemini (install: default claude)")
+	fs.StringVar(&o.scope, "scope", "", "project or user (install: default project)")
+	switch verb {
+	case "install":
+		fs.StringVar(&o.command, "command", "", "the hook command to write (default: this binary's absolute path + inject --stdin)")
+	case "status":
+		fs.BoolVar(&o.asJSON, "json", false, "print JSON")
+	case "uninstall":
+	default:
+		hint := "run 'lore hooks --help'"
+		if s := closest(verb, []string{"install", "uninstall", "status"}); s != "" {
+			hint = fmt.Sprintf("did you mean 'lore hooks %s'?", s)
+		}
+		return usageError(hint, "hooks: unknown verb %q", verb)
+	}
+	if err := e.parse(fs, hooksHelp, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("run 'lore hooks --help'", "hooks %s takes no arguments", verb)
+	}
+	targets, err := e.hookTargets(fs, o, verb == "install")
+	if err != nil {
+		return err
+	}
+	switch verb {
+	case "install":
+		return e.installHooks(targets, o.command)
+	case "uninstall":
+		for _, t := range targets {
+			changed, err := hooks.Uninstall(t)
+			if err != nil {
+				return err
+			}
+			if changed {
+				fmt.Fprintf(e.stdout, "removed lore's hooks for %s from %s\n", t.Agent.Title, e.rel(t.Path))
+			}
+		}
+		return nil
+	}
+	return e.hooksStatus(targets, o.asJSON)
+}
+
+// hookTargets are the settings files the flags name: for install one
+// (defaults claude, project); otherwise every agent and scope not excluded.
+func (e *env) hookTargets(fs *pflag.FlagSet, o hooksOptions, one bool) ([]hooks.Target, error) {
+	agents := hooks.Agents()
+	if o.agent != "" || one {
+		name := o.agent
+		if name == "" {
+			name = "claude"
+		}
+		a, err := hooks.FindAgent(name)
+		if err != nil {
+			return nil, usageError("", "hooks: %v", err)
+		}
+		agents = []hooks.Agent{a}
+	}
+	scopes := []string{"project", "user"}
+	if o.scope != "" || one {
+		s := o.scope
+		if s == "" {
+			s = "project"
+		}
+		if s != "project" && s != "user" {
+			return nil, usageError("", "hooks: unknown scope %q (want project or user)", s)
+		}
+		scopes = []string{s}
+	}
+	root, _ := lore.RepoRoot(e.cwd)
+	home := e.getenv("HOME")
+	if home == "" {
+		home = e.getenv("USERPROFILE")
+	}
+	var out []hooks.Target
+	for _, a := range agents {
+		for _, s := range scopes {
+			t, err := hooks.NewTarget(a, s, root, home)
+			if err != nil {
+				if one {
+					return nil, err
+				}
+				continue // status: skip what does not apply here
+			}
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func (e *env) installHooks(targets []hooks.Target, command string) error {
+	if command == "" {
+		bin, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		if resolved, err := filepath.EvalSymlinks(bin); err == nil {
+			bin = resolved
+		}
+		if strings.Contains(bin, string(filepath.Separator)+"go-build") {
+			e.warn("this lore runs from 'go run', whose binary is temporary; install it (go install ./...) and run install again")
+		}
+		command = hooks.Command(bin)
+	}
+	for _, t := range targets {
+		changed, err := hooks.Install(t, command)
+		if err != nil {
+			return err
+		}
+		var events []string
+		for _, ev := range t.Agent.Events {
+			events = append(events, ev.Name)
+		}
+		if changed {
+			fmt.Fprintf(e.stdout, "installed lore's hooks for %s in %s (%s): %s\n", t.Agent.Title, e.rel(t.Path), strings.Join(events, ", "), command)
+		} else {
+			fmt.Fprintf(e.stdout, "lore's hooks for %s are already in %s\n", t.Agent.Title, e.rel(t.Path))
+		}
+		if t.Agent.Note != "" {
+			fmt.Fprintf(e.stderr, "lore: note: %s\n", t.Agent.Note)
+		}
+	}
+	return nil
+}
+
+func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
+	type row struct {
+		Agent  string              `json:"agent"`
+		Scope  string              `json:"scope"`
+		File   string              `json:"file"`
+		Events []hooks.EventStatus `json:"events"`
+	}
+	var rows []row
+	for _, t := range targets {
+		st, err := hooks.Status(t)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{t.Agent.Name, t.Scope, t.Path, st})
+	}
+	if asJSON {
+		return e.printJSON(rows)
+	}
+	for _, r := range rows {
+		for _, ev := range r.Events {
+			state := "not installed"
+			switch {
+			case ev.Installed && ev.BinaryOK:
+				state = "installed: " + ev.Command
+			case ev.Installed:
+				state = "BROKEN, " + ev.Binary + " no longer exists: run 'lore hooks install' again"
+			}
+			fmt.Fprintf(e.stdout, "%-7s %-8s %-17s %s  (%s)\n", r.Agent, r.Scope, ev.Event, state, e.rel(r.File))
+		}
+	}
+	return nil
+}
+
+// rel shows path relative to the working directory when it is below it.
+func (e *env) rel(path string) string {
+	if r, err := filepath.Rel(e.cwd, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
+}

@@ -1,0 +1,411 @@
+// Package hooks owns wiring lore into agent hosts: which settings file each
+// host (Claude Code, Codex CLI, Gemini CLI) reads command hooks from and in
+// what shape, and installing, removing and reporting lore's entries there
+// without disturbing anything else in those files.
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"lore/lore"
+)
+
+// Agent is a host lore can hook into.
+type Agent struct {
+	Name        string // as given to --agent
+	Title       string
+	ProjectFile string // relative to the repository root
+	UserFile    string // relative to the home directory
+	Events      []Event
+	// Timeout is the hook's time limit in the host's unit: Claude Code and
+	// Codex take seconds, Gemini CLI milliseconds.
+	Timeout int
+	// Named hosts show a hook's "name" in their UI.
+	Named bool
+	Note  string // what the user still has to do, if anything
+}
+
+// Event is a hook event and the matcher lore registers it with.
+type Event struct {
+	Name    string
+	Matcher string // "" for none (the event fires every time)
+}
+
+// Agents lists the supported hosts. The settings shapes follow each host's
+// published hook reference:
+//   - Claude Code, hooks reference: settings.json "hooks" → event → [{matcher,
+//     hooks: [{type: "command", command, timeout (seconds)}]}]; SessionStart's
+//     matcher is tested against its source (startup|resume|clear|compact).
+//   - Codex CLI, developers.openai.com/codex/hooks: the same shape in
+//     .codex/hooks.json; SessionStart sources are startup|resume|clear;
+//     hooks are behind [features] codex_hooks = true in config.toml.
+//   - Gemini CLI, docs/hooks/reference.md: the same shape in settings.json,
+//     with BeforeAgent for prompts and timeout in milliseconds.
+func Agents() []Agent {
+	return []Agent{
+		{Name: "claude", Title: "Claude Code", ProjectFile: ".claude/settings.json", UserFile: ".claude/settings.json",
+			Events: []Event{{"UserPromptSubmit", ""}, {"SessionStart", "startup|resume|clear|compact"}}, Timeout: 10},
+		{Name: "codex", Title: "Codex CLI", ProjectFile: ".codex/hooks.json", UserFile: ".codex/hooks.json",
+			Events: []Event{{"UserPromptSubmit", ""}, {"SessionStart", "startup|resume|clear"}}, Timeout: 10,
+			Note: "Codex runs hooks only with [features] codex_hooks = true in ~/.codex/config.toml, and asks you to trust new hooks (/hooks)"},
+		{Name: "gemini", Title: "Gemini CLI", ProjectFile: ".gemini/settings.json", UserFile: ".gemini/settings.json",
+			Events: []Event{{"BeforeAgent", ""}, {"SessionStart", ""}}, Timeout: 10000, Named: true},
+	}
+}
+
+// FindAgent returns the agent called name.
+func FindAgent(name string) (Agent, error) {
+	var names []string
+	for _, a := range Agents() {
+		if a.Name == name {
+			return a, nil
+		}
+		names = append(names, a.Name)
+	}
+	return Agent{}, fmt.Errorf("unknown agent %q (want %s)", name, strings.Join(names, ", "))
+}
+
+// Target is one settings file: an agent at a scope.
+type Target struct {
+	Agent Agent
+	Scope string // project or user
+	Path  string
+}
+
+// NewTarget places agent's settings file for scope: under the repository
+// root for project scope, the home directory for user scope.
+func NewTarget(a Agent, scope, repoRoot, home string) (Target, error) {
+	switch scope {
+	case "project":
+		if repoRoot == "" {
+			return Target{}, errors.New("project scope needs a git repository; run inside one, or use --scope user")
+		}
+		return Target{a, scope, filepath.Join(repoRoot, a.ProjectFile)}, nil
+	case "user":
+		if home == "" {
+			return Target{}, errors.New("user scope needs a home directory ($HOME is not set)")
+		}
+		return Target{a, scope, filepath.Join(home, a.UserFile)}, nil
+	}
+	return Target{}, fmt.Errorf("unknown scope %q (want project or user)", scope)
+}
+
+// loreCommand recognises the hook command lore writes, whatever the path
+// to the binary.
+var loreCommand = regexp.MustCompile(`(^|[\s/\\"'])lore(\.exe)?["']?\s+inject\s+--stdin\b`)
+
+// Command is the hook command for binary.
+func Command(binary string) string {
+	if strings.ContainsAny(binary, " \t'\"") {
+		binary = `"` + strings.ReplaceAll(binary, `"`, `\"`) + `"`
+	}
+	return binary + " inject --stdin"
+}
+
+// Install adds lore's hook for each of the agent's events, or updates its
+// command if lore's hook is already there. It reports whether the file
+// changed; an unchanged file is not rewritten.
+func Install(t Target, command string) (bool, error) {
+	return t.edit(func(hooks *object) (bool, error) {
+		changed := false
+		for _, ev := range t.Agent.Events {
+			c, err := installEvent(hooks, ev, t.Agent, command)
+			if err != nil {
+				return false, err
+			}
+			changed = changed || c
+		}
+		return changed, nil
+	}, true)
+}
+
+// Uninstall removes lore's hooks, and the groups and events they leave
+// empty; everything else stays.
+func Uninstall(t Target) (bool, error) {
+	if _, err := os.Stat(t.Path); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	return t.edit(func(hooks *object) (bool, error) {
+		changed := false
+		for _, name := range append([]string(nil), hooks.keys...) {
+			groups, err := eventGroups(hooks, name)
+			if err != nil {
+				return false, err
+			}
+			var kept []json.RawMessage
+			for _, g := range groups {
+				ng, removed, err := withoutLore(g)
+				if err != nil {
+					return false, err
+				}
+				changed = changed || removed
+				if ng != nil {
+					kept = append(kept, ng)
+				}
+			}
+			if len(kept) == 0 && len(groups) > 0 {
+				hooks.del(name)
+			} else if changed {
+				hooks.set(name, mustJSON(kept))
+			}
+		}
+		return changed, nil
+	}, false)
+}
+
+// EventStatus is what is wired for one event.
+type EventStatus struct {
+	Event     string `json:"event"`
+	Installed bool   `json:"installed"`
+	Command   string `json:"command,omitempty"`
+	Binary    string `json:"binary,omitempty"`
+	BinaryOK  bool   `json:"binary_ok"`
+}
+
+// Status reports lore's hook for each of the agent's events.
+func Status(t Target) ([]EventStatus, error) {
+	data, err := os.ReadFile(t.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		data = nil
+	} else if err != nil {
+		return nil, err
+	}
+	root, err := parseSettings(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", t.Path, err)
+	}
+	hooks, err := hooksObject(root, t.Path)
+	if err != nil {
+		return nil, err
+	}
+	var out []EventStatus
+	for _, ev := range t.Agent.Events {
+		st := EventStatus{Event: ev.Name}
+		groups, err := eventGroups(hooks, ev.Name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", t.Path, err)
+		}
+		for _, g := range groups {
+			for _, cmd := range commandsOf(g) {
+				if loreCommand.MatchString(cmd) {
+					st.Installed, st.Command = true, cmd
+					st.Binary = binaryOf(cmd)
+					st.BinaryOK = binaryExists(st.Binary)
+				}
+			}
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// edit applies change to the file's "hooks" object and writes the file
+// atomically if anything changed. A malformed file is refused untouched.
+func (t Target) edit(change func(hooks *object) (bool, error), create bool) (bool, error) {
+	data, err := os.ReadFile(t.Path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		data = nil
+	case err != nil:
+		return false, err
+	}
+	root, err := parseSettings(data)
+	if err != nil {
+		return false, fmt.Errorf("%s: %v; fix or move it, lore has not changed it", t.Path, err)
+	}
+	hooks, err := hooksObject(root, t.Path)
+	if err != nil {
+		return false, err
+	}
+	changed, err := change(hooks)
+	if err != nil {
+		return false, fmt.Errorf("%s: %v; lore has not changed it", t.Path, err)
+	}
+	if !changed {
+		return false, nil
+	}
+	if len(hooks.keys) == 0 {
+		root.del("hooks")
+	} else {
+		root.set("hooks", mustJSON(hooks))
+	}
+	out, err := render(root)
+	if err != nil {
+		return false, err
+	}
+	dir := filepath.Dir(t.Path)
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		if !create || t.Scope == "user" {
+			return false, fmt.Errorf("%s does not exist: is %s installed? (or use --scope project)", dir, t.Agent.Title)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return false, err
+		}
+	}
+	return true, lore.WriteAtomic(t.Path, out)
+}
+
+func hooksObject(root *object, path string) (*object, error) {
+	raw, ok := root.get("hooks")
+	if !ok {
+		return newObject(), nil
+	}
+	hooks := newObject()
+	if err := json.Unmarshal(raw, hooks); err != nil {
+		return nil, fmt.Errorf("%s: \"hooks\" is %s, not an object; lore has not changed it", path, kindOf(raw))
+	}
+	return hooks, nil
+}
+
+func eventGroups(hooks *object, event string) ([]json.RawMessage, error) {
+	raw, ok := hooks.get(event)
+	if !ok {
+		return nil, nil
+	}
+	var groups []json.RawMessage
+	if err := json.Unmarshal(raw, &groups); err != nil {
+		return nil, fmt.Errorf("\"hooks.%s\" is %s, not an array", event, kindOf(raw))
+	}
+	return groups, nil
+}
+
+func installEvent(hooks *object, ev Event, a Agent, command string) (bool, error) {
+	groups, err := eventGroups(hooks, ev.Name)
+	if err != nil {
+		return false, err
+	}
+	for gi, g := range groups {
+		group := newObject()
+		if json.Unmarshal(g, group) != nil {
+			continue
+		}
+		raw, _ := group.get("hooks")
+		var handlers []json.RawMessage
+		if json.Unmarshal(raw, &handlers) != nil {
+			continue
+		}
+		for hi, h := range handlers {
+			handler := newObject()
+			if json.Unmarshal(h, handler) != nil {
+				continue
+			}
+			var cmd string
+			cmdRaw, _ := handler.get("command")
+			if json.Unmarshal(cmdRaw, &cmd) != nil || !loreCommand.MatchString(cmd) {
+				continue
+			}
+			if cmd == command {
+				return false, nil // already installed
+			}
+			handler.set("command", mustJSON(command))
+			handlers[hi] = mustJSON(handler)
+			group.set("hooks", mustJSON(handlers))
+			groups[gi] = mustJSON(group)
+			hooks.set(ev.Name, mustJSON(groups))
+			return true, nil
+		}
+	}
+	handler := newObject()
+	if a.Named {
+		handler.set("name", mustJSON("lore"))
+	}
+	handler.set("type", mustJSON("command"))
+	handler.set("command", mustJSON(command))
+	handler.set("timeout", mustJSON(a.Timeout))
+	group := newObject()
+	if ev.Matcher != "" {
+		group.set("matcher", mustJSON(ev.Matcher))
+	}
+	group.set("hooks", mustJSON([]json.RawMessage{mustJSON(handler)}))
+	hooks.set(ev.Name, mustJSON(append(groups, mustJSON(group))))
+	return true, nil
+}
+
+// withoutLore returns the group without lore's handlers (nil if none is
+// left) and whether it removed any.
+func withoutLore(g json.RawMessage) (json.RawMessage, bool, error) {
+	group := newObject()
+	if json.Unmarshal(g, group) != nil {
+		return g, false, nil
+	}
+	raw, _ := group.get("hooks")
+	var handlers []json.RawMessage
+	if json.Unmarshal(raw, &handlers) != nil {
+		return g, false, nil
+	}
+	var kept []json.RawMessage
+	for _, h := range handlers {
+		if cmd := commandOf(h); cmd != "" && loreCommand.MatchString(cmd) {
+			continue
+		}
+		kept = append(kept, h)
+	}
+	if len(kept) == len(handlers) {
+		return g, false, nil
+	}
+	if len(kept) == 0 {
+		return nil, true, nil
+	}
+	group.set("hooks", mustJSON(kept))
+	return mustJSON(group), true, nil
+}
+
+func commandsOf(g json.RawMessage) []string {
+	var group struct {
+		Hooks []json.RawMessage `json:"hooks"`
+	}
+	if json.Unmarshal(g, &group) != nil {
+		return nil
+	}
+	var out []string
+	for _, h := range group.Hooks {
+		if c := commandOf(h); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func commandOf(h json.RawMessage) string {
+	var handler struct {
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(h, &handler)
+	return handler.Command
+}
+
+// binaryOf is the program a hook command runs: its first word, unquoted.
+func binaryOf(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	if strings.HasPrefix(cmd, `"`) {
+		if end := strings.Index(cmd[1:], `"`); end >= 0 {
+			return cmd[1 : end+1]
+		}
+	}
+	first, _, _ := strings.Cut(cmd, " ")
+	return first
+}
+
+func binaryExists(bin string) bool {
+	if filepath.IsAbs(bin) {
+		fi, err := os.Stat(bin)
+		return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+	}
+	_, err := exec.LookPath(bin)
+	return err == nil
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only lore's own values are marshalled here
+	}
+	return b
+}

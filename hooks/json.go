@@ -1,0 +1,138 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// object is a JSON object that keeps its keys in order, so a settings
+// file we edit keeps its shape: only lore's own entries change.
+type object struct {
+	keys []string
+	vals map[string]json.RawMessage
+}
+
+func newObject() *object { return &object{vals: map[string]json.RawMessage{}} }
+
+func (o *object) get(k string) (json.RawMessage, bool) { v, ok := o.vals[k]; return v, ok }
+
+func (o *object) set(k string, v json.RawMessage) {
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+func (o *object) del(k string) {
+	if _, ok := o.vals[k]; !ok {
+		return
+	}
+	delete(o.vals, k)
+	for i, key := range o.keys {
+		if key == k {
+			o.keys = append(o.keys[:i], o.keys[i+1:]...)
+			break
+		}
+	}
+}
+
+func (o *object) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := t.(json.Delim); !ok || d != '{' {
+		return errNotObject
+	}
+	o.keys, o.vals = nil, map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		o.set(t.(string), v)
+	}
+	_, err = dec.Token()
+	return err
+}
+
+func (o *object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(o.vals[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+var errNotObject = errors.New("not a JSON object")
+
+// parseSettings reads a settings file's content as a JSON object; a syntax
+// error names its line.
+func parseSettings(data []byte) (*object, error) {
+	o := newObject()
+	if len(bytes.TrimSpace(data)) == 0 {
+		return o, nil
+	}
+	if err := json.Unmarshal(data, o); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+			return nil, fmt.Errorf("line %d: not valid JSON: %v", line, err)
+		}
+		if errors.Is(err, errNotObject) {
+			return nil, errors.New("not a JSON object")
+		}
+		return nil, fmt.Errorf("not valid JSON: %v", err)
+	}
+	return o, nil
+}
+
+// render is the file's new content: two-space indented, newline-terminated.
+func render(o *object) ([]byte, error) {
+	raw, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return nil, err
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
+
+// kindOf names a JSON value's type, for messages.
+func kindOf(raw json.RawMessage) string {
+	s := strings.TrimSpace(string(raw))
+	switch {
+	case s == "":
+		return "empty"
+	case s[0] == '{':
+		return "an object"
+	case s[0] == '[':
+		return "an array"
+	case s[0] == '"':
+		return "a string"
+	case s == "null":
+		return "null"
+	case s == "true" || s == "false":
+		return "a boolean"
+	}
+	return "a number"
+}

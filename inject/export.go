@@ -1,0 +1,165 @@
+package inject
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"lore/lore"
+	"lore/patterns"
+)
+
+// Markers around lore's section in a file such as AGENTS.md or CLAUDE.md:
+// lore export --out rewrites only what is between them.
+const (
+	SectionBegin = "<!-- lore:begin (written by lore export; edits between these markers are replaced) -->"
+	SectionEnd   = "<!-- lore:end -->"
+)
+
+// ExportOptions shape an export.
+type ExportOptions struct {
+	BudgetTokens int
+	Section      bool // wrap in SectionBegin/SectionEnd, for AGENTS.md
+	Now          time.Time
+}
+
+// Export renders the memory as Markdown for agents without hooks: where
+// the last session left off, then the most valuable records (trusted
+// patterns, live decisions, recurring failures), taken in turn while they
+// fit the budget.
+func Export(snap *lore.Snapshot, v *Resume, o ExportOptions) string {
+	budget := o.BudgetTokens * CharsPerToken
+	var head strings.Builder
+	head.WriteString("## Project memory (lore)\n\n")
+	fmt.Fprintf(&head, "Exported from .lore/ on %s. Run `lore resume` for the live view, `lore show <id>` for a record.\n", o.Now.Format("2006-01-02"))
+	if h := v.Handoff; h != nil {
+		fmt.Fprintf(&head, "\n### Where the last session left off\n\n%s (%s): %s\n", h.Short(), h.Created.Format("2006-01-02"), md(h.Text))
+		for _, n := range h.Next {
+			fmt.Fprintf(&head, "- Next: %s\n", md(n))
+		}
+		for _, b := range h.Blocked {
+			fmt.Fprintf(&head, "- Blocked: %s\n", md(b))
+		}
+	}
+	type section struct {
+		title string
+		items []string
+		taken int
+	}
+	var pats, decs []string
+	for _, r := range snap.Records() {
+		switch {
+		case !r.Active():
+		case r.Kind == lore.Pattern:
+			pats = append(pats, patternLine(r))
+		case r.Kind == lore.Decision:
+			decs = append(decs, decisionLine(r))
+		}
+	}
+	sortByConfidence(snap, &pats)
+	var fails []string
+	for _, t := range v.Failures {
+		fails = append(fails, fmt.Sprintf("- %d× %s, last %s: %s", t.Count, t.ErrorType, t.Last.Format("2006-01-02"), md(t.Example)))
+	}
+	sections := []*section{{"Patterns", pats, 0}, {"Decisions", decs, 0}, {"Recurring failures", fails, 0}}
+	used := head.Len() + 200 // room for section titles and the closing line
+	for more := true; more; {
+		more = false
+		for _, s := range sections {
+			if s.taken < len(s.items) && used+len(s.items[s.taken])+1 <= budget {
+				used += len(s.items[s.taken]) + 1
+				s.taken++
+				more = true
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString(head.String())
+	left := 0
+	for _, s := range sections {
+		left += len(s.items) - s.taken
+		if s.taken == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### %s\n\n", s.title)
+		for _, it := range s.items[:s.taken] {
+			b.WriteString(it + "\n")
+		}
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "\n%d more records did not fit: `lore list`, `lore search <words>`.\n", left)
+	}
+	out := b.String()
+	if o.Section {
+		out = SectionBegin + "\n" + out + SectionEnd + "\n"
+	}
+	return out
+}
+
+func patternLine(r *lore.Record) string {
+	title := md(r.Text)
+	if r.Anti {
+		title = "Avoid: " + title
+	}
+	line := fmt.Sprintf("- **%s** (confidence %.1f, `%s`)", title, patterns.Confidence(r), r.Short())
+	if r.Context != "" {
+		line += " When: " + md(r.Context) + "."
+	}
+	if r.Solution != "" {
+		label := " Do: "
+		if r.Anti {
+			label = " Instead: "
+		}
+		line += label + md(r.Solution)
+	}
+	return line
+}
+
+func decisionLine(r *lore.Record) string {
+	line := fmt.Sprintf("- **%s** (%s, `%s`)", md(r.Text), r.Created.Format("2006-01-02"), r.Short())
+	if r.Rationale != "" {
+		line += ": " + md(r.Rationale)
+	}
+	return line
+}
+
+// sortByConfidence orders pattern lines by their records' confidence; the
+// lines are built in newest-first order, so ties stay newest first.
+func sortByConfidence(snap *lore.Snapshot, lines *[]string) {
+	conf := map[string]float64{}
+	for _, r := range snap.Records() {
+		if r.Kind == lore.Pattern && r.Active() {
+			conf[patternLine(r)] = patterns.Confidence(r)
+		}
+	}
+	l := *lines
+	for i := 1; i < len(l); i++ { // insertion sort: stable, and lists are short
+		for j := i; j > 0 && conf[l[j]] > conf[l[j-1]]; j-- {
+			l[j], l[j-1] = l[j-1], l[j]
+		}
+	}
+}
+
+// md makes record text safe inside the Markdown: one line, no control
+// characters, and nothing that could close lore's section markers.
+func md(s string) string {
+	s = oneLine(Sanitize(s))
+	return strings.NewReplacer("<!--", "<! --", "-->", "-- >").Replace(s)
+}
+
+// MergeSection puts section into doc: replacing lore's marked section if
+// doc has one, appended after the rest otherwise.
+func MergeSection(doc, section string) string {
+	begin := strings.Index(doc, "<!-- lore:begin")
+	end := strings.Index(doc, SectionEnd)
+	if begin >= 0 && end > begin {
+		return doc[:begin] + section + strings.TrimPrefix(doc[end+len(SectionEnd):], "\n")
+	}
+	if doc != "" && !strings.HasSuffix(doc, "\n") {
+		doc += "\n"
+	}
+	if doc != "" {
+		doc += "\n"
+	}
+	return doc + section
+}
