@@ -54,7 +54,7 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 		return e.printJSON(out)
 	}
 	if *budget > 0 {
-		r := inject.Render("session resume", v.Entries(), *budget*inject.CharsPerToken, 0)
+		r := inject.ResumeContext(v, *budget, false)
 		fmt.Fprintln(e.stdout, r.Text)
 		return nil
 	}

@@ -62,9 +62,14 @@ func PromptContext(ix *Index, cfg *lore.Config, prompt string, budgetTokens int,
 	return Render("auto-injected", entries, budgetTokens*CharsPerToken, maxFull)
 }
 
-// ResumeContext renders the resume view as a block.
-func ResumeContext(v *Resume, budgetTokens int) Rendered {
-	return Render("session resume", v.Entries(), budgetTokens*CharsPerToken, 0)
+// ResumeContext renders the resume view as a block; after a compaction the
+// header says so, telling the agent why the context is back.
+func ResumeContext(v *Resume, budgetTokens int, compacted bool) Rendered {
+	what := "session resume"
+	if compacted {
+		what = "session resume after compaction"
+	}
+	return Render(what, v.Entries(), budgetTokens*CharsPerToken, 0)
 }
 
 // HookEnv is what the hook may use of its process.
@@ -116,7 +121,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	if hin.IsSessionStart() {
 		seen.Reset() // a new, cleared or compacted context holds none of it
 		v := BuildResume(ctx, snap, filepath.Dir(s.Dir))
-		r = ResumeContext(v, budget)
+		r = ResumeContext(v, budget, hin.Source == "compact")
 	} else {
 		if hin.Prompt == "" {
 			return errors.New("no prompt in the hook input")
