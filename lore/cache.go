@@ -240,14 +240,7 @@ func (sc *scan) parse(rel string, size, mtime int64) (*cachedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := sc.store.Rel(abs)
-	var recs []*Record
-	var warns []Warning
-	if strings.HasSuffix(rel, ".toml") {
-		recs, warns, err = ParseTOML(name, data)
-	} else {
-		recs, warns, err = ParseJSONL(name, data)
-	}
+	recs, warns, err := ParseShard(sc.store.Rel(abs), data)
 	if err != nil {
 		return nil, err
 	}

@@ -96,13 +96,7 @@ func (s *Store) checkShard(path string, fix bool) ([]Problem, []*Record, error) 
 	}
 	name := s.Rel(path)
 	toml := strings.HasSuffix(path, ".toml")
-	var recs []*Record
-	var warns []Warning
-	if toml {
-		recs, warns, err = ParseTOML(name, data)
-	} else {
-		recs, warns, err = ParseJSONL(name, data)
-	}
+	recs, warns, err := ParseShard(name, data)
 	var newer *ErrNewerFormat
 	if errors.As(err, &newer) {
 		return []Problem{{File: name, Kind: "newer-format", Message: err.Error() + "; upgrade lore"}}, nil, nil

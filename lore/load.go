@@ -66,14 +66,7 @@ func (s *Store) LoadContext(ctx context.Context, kinds ...Kind) (*Set, error) {
 		if err != nil {
 			return nil, err
 		}
-		name := s.Rel(f)
-		var recs []*Record
-		var warns []Warning
-		if strings.HasSuffix(f, ".toml") {
-			recs, warns, err = ParseTOML(name, data)
-		} else {
-			recs, warns, err = ParseJSONL(name, data)
-		}
+		recs, warns, err := ParseShard(s.Rel(f), data)
 		if err != nil {
 			return nil, err
 		}
@@ -106,6 +99,15 @@ func (set *Set) add(r *Record) {
 		}
 	}
 	set.versions[r.ID] = append(vs, r)
+}
+
+// ParseShard reads a shard of either format, by its extension: TOML for
+// patterns, JSONL for the rest. name is used in positions.
+func ParseShard(name string, data []byte) ([]*Record, []Warning, error) {
+	if strings.HasSuffix(name, ".toml") {
+		return ParseTOML(name, data)
+	}
+	return ParseJSONL(name, data)
 }
 
 // ParseJSONL reads one JSONL shard. name is used in positions.

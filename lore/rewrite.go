@@ -12,13 +12,7 @@ import (
 // locked.
 func (s *Store) rewriteShard(path string, old, new []byte, drop map[string]bool) error {
 	parse := func(data []byte) (map[string]bool, error) {
-		var recs []*Record
-		var err error
-		if strings.HasSuffix(path, ".toml") {
-			recs, _, err = ParseTOML(path, data)
-		} else {
-			recs, _, err = ParseJSONL(path, data)
-		}
+		recs, _, err := ParseShard(path, data)
 		keys := map[string]bool{}
 		for _, r := range recs {
 			line, _ := r.MarshalLine()

@@ -114,13 +114,10 @@ func (s *Store) diffCounts(ctx context.Context, base string, untracked Counts) (
 }
 
 func (c Counts) add(path string, data []byte) {
-	var recs []*Record
-	switch {
-	case strings.HasSuffix(path, ".toml") && !strings.HasSuffix(path, "config.toml"):
-		recs, _, _ = ParseTOML(path, data)
-	case strings.HasSuffix(path, ".jsonl"):
-		recs, _, _ = ParseJSONL(path, data)
+	if !strings.HasSuffix(path, ".jsonl") && (!strings.HasSuffix(path, ".toml") || strings.HasSuffix(path, "config.toml")) {
+		return
 	}
+	recs, _, _ := ParseShard(path, data)
 	for _, r := range recs {
 		kc := c[r.Kind]
 		if kc == nil {

@@ -1,0 +1,43 @@
+package failures
+
+import (
+	"testing"
+	"time"
+
+	"lore/lore"
+)
+
+func TestTriggersCountActiveFailuresByType(t *testing.T) {
+	day := func(d int) int64 { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC).UnixNano() }
+	docs := []lore.Doc{
+		{ID: "fail-a", Kind: lore.Failure, ErrorType: "NonZeroExit", Tool: "Bash", Created: day(1)},
+		{ID: "fail-b", Kind: lore.Failure, ErrorType: "NonZeroExit", Tool: "npm", Created: day(3)},
+		{ID: "fail-c", Kind: lore.Failure, ErrorType: "NonZeroExit", Tool: "Bash", Created: day(2)},
+		{ID: "fail-d", Kind: lore.Failure, ErrorType: "TypeError", Created: day(4)},
+		{ID: "fail-e", Kind: lore.Failure, ErrorType: "TypeError", Created: day(5), Status: lore.StatusAbandoned},
+		{ID: "dec-f", Kind: lore.Decision, ErrorType: "NonZeroExit", Created: day(6)},
+	}
+	msgs := map[int]string{1: "lint failed"}
+	ts := Triggers(docs, 2, func(i int) string { return msgs[i] })
+	if len(ts) != 1 {
+		t.Fatalf("triggers %+v, want only NonZeroExit (TypeError has one active failure)", ts)
+	}
+	tr := ts[0]
+	if tr.ErrorType != "NonZeroExit" || tr.Count != 3 || tr.Example != "lint failed" ||
+		len(tr.Tools) != 2 || tr.Tools[0] != "Bash" || tr.Tools[1] != "npm" || tr.Last.Day() != 3 {
+		t.Errorf("trigger %+v", tr)
+	}
+}
+
+func TestCheckErrorType(t *testing.T) {
+	for _, ok := range []string{"NonZeroExit", "E_CONN-RESET", "pkg.Error", "HTTP:500"} {
+		if CheckErrorType(ok) != nil {
+			t.Errorf("%q refused", ok)
+		}
+	}
+	for _, bad := range []string{"", "two words", "a/b"} {
+		if CheckErrorType(bad) == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

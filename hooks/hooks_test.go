@@ -1,0 +1,101 @@
+package hooks
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestObjectKeepsKeyOrder(t *testing.T) {
+	in := `{"z": 1, "a": {"y": [1, 2], "b": null}, "m": "x"}`
+	o, err := parseSettings([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(o.keys, []string{"z", "a", "m"}) {
+		t.Fatalf("keys %v", o.keys)
+	}
+	out, _ := render(o)
+	if !strings.HasPrefix(string(out), "{\n  \"z\": 1,\n  \"a\": {\n    \"y\": [") {
+		t.Errorf("render lost order or indentation:\n%s", out)
+	}
+}
+
+func TestCommandQuotingAndBinary(t *testing.T) {
+	for _, c := range []struct{ bin, cmd string }{
+		{"/usr/local/bin/lore", "/usr/local/bin/lore inject --stdin"},
+		{"/Users/Ada Lovelace/go/bin/lore", `"/Users/Ada Lovelace/go/bin/lore" inject --stdin`},
+	} {
+		got := Command(c.bin)
+		if got != c.cmd {
+			t.Errorf("Command(%q) = %q, want %q", c.bin, got, c.cmd)
+		}
+		if !loreCommand.MatchString(got) || binaryOf(got) != c.bin {
+			t.Errorf("%q: recognised=%v binary=%q", got, loreCommand.MatchString(got), binaryOf(got))
+		}
+	}
+	for _, other := range []string{"echo lore", "./scripts/guard.sh", "explore inject --stdin", "lore resume"} {
+		if loreCommand.MatchString(other) {
+			t.Errorf("%q taken for lore's hook", other)
+		}
+	}
+}
+
+func TestInstallThenUninstallRestoresTheFile(t *testing.T) {
+	for _, a := range Agents() {
+		dir := t.TempDir()
+		tg, err := NewTarget(a, "project", dir, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		orig := "{\n  \"theme\": \"dark\"\n}\n"
+		os.MkdirAll(filepath.Dir(tg.Path), 0o755)
+		os.WriteFile(tg.Path, []byte(orig), 0o644)
+		if changed, err := Install(tg, "lore inject --stdin"); err != nil || !changed {
+			t.Fatalf("%s: install: %v %v", a.Name, changed, err)
+		}
+		st, _ := Status(tg)
+		for _, ev := range st {
+			if !ev.Installed {
+				t.Errorf("%s: %s not installed", a.Name, ev.Event)
+			}
+		}
+		if changed, _ := Install(tg, "lore inject --stdin"); changed {
+			t.Errorf("%s: a second install changed the file", a.Name)
+		}
+		if _, err := Uninstall(tg); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(tg.Path); string(got) != orig {
+			t.Errorf("%s: after uninstall:\n%s", a.Name, got)
+		}
+	}
+}
+
+// FuzzParseSettings: any bytes parse or are refused, never a panic; what
+// parses renders to JSON that parses back to the same keys.
+func FuzzParseSettings(f *testing.F) {
+	f.Add([]byte(`{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"x"}]}]}}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"a":`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := parseSettings(data)
+		if err != nil {
+			return
+		}
+		out, err := render(o)
+		if err != nil {
+			t.Fatalf("render: %v", err)
+		}
+		back, err := parseSettings(out)
+		if err != nil || !reflect.DeepEqual(back.keys, o.keys) {
+			t.Fatalf("round trip: %v %v %v", err, back, o.keys)
+		}
+		if !json.Valid(out) {
+			t.Fatalf("invalid JSON out")
+		}
+	})
+}
