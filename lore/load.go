@@ -2,7 +2,6 @@ package lore
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -37,31 +36,20 @@ type Set struct {
 	// Ties are versions of one ID with the same timestamp but different
 	// content: not lost (the content order decides), but worth reporting.
 	Ties [][2]*Record
-	// Partial is set when reading stopped early (see LoadContext).
-	Partial bool
 }
 
 // Load reads the given kinds (all if none). Malformed lines become
 // warnings; a record written by a newer format stops the read.
+// Commands that need every version (show, the lifecycle verbs) use it; the
+// prompt hook and the views of current records go through the cache
+// (Snapshot).
 func (s *Store) Load(kinds ...Kind) (*Set, error) {
-	return s.LoadContext(context.Background(), kinds...)
-}
-
-// LoadContext is Load that stops reading when ctx is done, newest shards
-// first, and marks the set Partial: the prompt hook would rather answer
-// from most of the store than not at all.
-func (s *Store) LoadContext(ctx context.Context, kinds ...Kind) (*Set, error) {
 	files, err := s.Files(kinds...)
 	if err != nil {
 		return nil, err
 	}
-	sort.Sort(sort.Reverse(sort.StringSlice(files)))
 	set := &Set{versions: map[string][]*Record{}}
 	for _, f := range files {
-		if ctx.Err() != nil {
-			set.Partial = true
-			break
-		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
@@ -238,9 +226,6 @@ func (set *Set) Get(id string) *Record {
 	}
 	return vs[len(vs)-1]
 }
-
-// Len is the number of distinct records.
-func (set *Set) Len() int { return len(set.versions) }
 
 // NotFoundError is an ID or prefix that names no record.
 type NotFoundError struct{ Ref string }
