@@ -2,8 +2,10 @@ package lore
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"math"
+	"time"
 )
 
 // A small binary encoding for the cache: varints and length-prefixed
@@ -121,4 +123,61 @@ func (d *decoder) strs() []string {
 		out[i] = d.str()
 	}
 	return out
+}
+
+// A record in the cache: every field, unknown ones as JSON.
+func encodeRecord(e *encoder, r *Record) {
+	e.uint(uint64(r.V))
+	e.str(r.ID)
+	e.str(string(r.Kind))
+	e.int(r.Time.UnixNano())
+	e.int(r.Created.UnixNano())
+	for _, s := range []string{r.Status, r.Text, r.Author, r.Branch, r.Commit, r.Rationale, r.Alternatives,
+		r.Context, r.Solution, r.ErrorType, r.Tool, r.PromotedTo, r.From, r.Source.File} {
+		e.str(s)
+	}
+	e.uint(uint64(r.Source.Line))
+	e.strs(r.Tags)
+	e.strs(r.Next)
+	e.strs(r.Blocked)
+	var flags uint64
+	if r.Anti {
+		flags |= 1
+	}
+	if r.Confidence != nil {
+		flags |= 2
+	}
+	e.uint(flags)
+	if r.Confidence != nil {
+		e.float(*r.Confidence)
+	}
+	e.uint(uint64(r.Validations))
+	var extra []byte
+	if len(r.Extra) > 0 {
+		extra, _ = json.Marshal(r.Extra)
+	}
+	e.bytes(extra)
+}
+
+func decodeRecord(d *decoder) *Record {
+	r := &Record{V: int(d.uint()), ID: d.str(), Kind: Kind(d.str())}
+	r.Time = time.Unix(0, d.int()).UTC()
+	r.Created = time.Unix(0, d.int()).UTC()
+	for _, p := range []*string{&r.Status, &r.Text, &r.Author, &r.Branch, &r.Commit, &r.Rationale, &r.Alternatives,
+		&r.Context, &r.Solution, &r.ErrorType, &r.Tool, &r.PromotedTo, &r.From, &r.Source.File} {
+		*p = d.str()
+	}
+	r.Source.Line = int(d.uint())
+	r.Tags, r.Next, r.Blocked = d.strs(), d.strs(), d.strs()
+	flags := d.uint()
+	r.Anti = flags&1 != 0
+	if flags&2 != 0 {
+		c := d.float()
+		r.Confidence = &c
+	}
+	r.Validations = int(d.uint())
+	if extra := d.str(); len(extra) > 0 {
+		_ = json.Unmarshal([]byte(extra), &r.Extra)
+	}
+	return r
 }
