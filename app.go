@@ -291,6 +291,17 @@ func (e *env) snapshot(ctx context.Context) (*lore.Store, *lore.Snapshot, error)
 	return s, snap, nil
 }
 
+// loadRecord reads every version in the store and resolves ref (an ID or
+// unique prefix) to a record ID.
+func (e *env) loadRecord(ref string) (*lore.Set, string, error) {
+	_, set, err := e.load()
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := set.Resolve(ref)
+	return set, id, err
+}
+
 const maxWarnings = 10
 
 func (e *env) reportWarnings(ws []lore.Warning) {

@@ -36,11 +36,7 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 		return usageError("to retire a record without deleting it, use 'lore journal abandon', 'lore patterns deprecate' or 'lore inbox dismiss'",
 			"forget deletes history, so it needs --purge")
 	}
-	_, set, err := e.load()
-	if err != nil {
-		return err
-	}
-	id, err := set.Resolve(fs.Arg(0))
+	set, id, err := e.loadRecord(fs.Arg(0))
 	if err != nil {
 		return err
 	}

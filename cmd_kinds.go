@@ -7,6 +7,7 @@ import (
 
 	"lore/failures"
 	"lore/inbox"
+	"lore/inject"
 	"lore/journal"
 	"lore/lore"
 	"lore/patterns"
@@ -177,7 +178,7 @@ func cmdFailures(_ context.Context, e *env, args []string) error {
 				if len(t.Tools) > 0 {
 					tools = " (" + strings.Join(t.Tools, ", ") + ")"
 				}
-				fmt.Fprintf(e.stdout, "%3d× %s%s, last %s: %s\n", t.Count, t.ErrorType, tools, t.Last.Format("2006-01-02"), oneLine(t.Example))
+				fmt.Fprintf(e.stdout, "%3d× %s%s, last %s: %s\n", t.Count, t.ErrorType, tools, t.Last.Format("2006-01-02"), inject.OneLine(t.Example))
 			}
 			return nil
 		}},

@@ -71,11 +71,7 @@ func cmdShow(_ context.Context, e *env, args []string) error {
 	if fs.NArg() != 1 {
 		return usageError("run 'lore show --help'", "show: want one record ID")
 	}
-	_, set, err := e.load()
-	if err != nil {
-		return err
-	}
-	id, err := set.Resolve(fs.Arg(0))
+	set, id, err := e.loadRecord(fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -105,7 +101,7 @@ func cmdShow(_ context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "\nHistory (%d version%s):\n", len(hist), plural(len(hist)))
 	for i, v := range hist {
 		fmt.Fprintf(e.stdout, "  %s  %-10s %s\n", v.Time.Format("2006-01-02 15:04:05"), versionLabel(hist, i), origin(v))
-		fmt.Fprintf(e.stdout, "      %s\n", oneLine(v.Title()))
+		fmt.Fprintf(e.stdout, "      %s\n", inject.OneLine(v.Title()))
 		fmt.Fprintf(e.stdout, "      %s\n", v.Source)
 	}
 	return nil

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 
+	"lore/inject"
 	"lore/lore"
 )
 
@@ -77,8 +77,5 @@ func (e *env) listLine(r *lore.Record) string {
 		status = " [" + r.Status + "]"
 	}
 	return fmt.Sprintf("%-13s %s  %-11s %s%s", r.Short(), r.Created.Format("2006-01-02"),
-		e.paint(r.Kind, string(r.Kind)), oneLine(r.Title()), status)
+		e.paint(r.Kind, string(r.Kind)), inject.OneLine(r.Title()), status)
 }
-
-// oneLine folds whitespace so a record's text stays on its line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

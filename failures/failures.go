@@ -5,6 +5,7 @@ package failures
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -84,7 +85,7 @@ func Triggers(docs []lore.Doc, min int, message func(i int) string) []Trigger {
 		if created := time.Unix(0, d.Created).UTC(); t.latest < 0 || created.After(t.Last) {
 			t.Last, t.latest = created, i
 		}
-		if d.Tool != "" && !contains(t.Tools, d.Tool) {
+		if d.Tool != "" && !slices.Contains(t.Tools, d.Tool) {
 			t.Tools = append(t.Tools, d.Tool)
 		}
 	}
@@ -104,15 +105,6 @@ func Triggers(docs []lore.Doc, min int, message func(i int) string) []Trigger {
 		return out[i].Last.After(out[j].Last)
 	})
 	return out
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Heading is the failure's detail for its title line: "(tool: Bash)".

@@ -62,7 +62,7 @@ func Describe(r *lore.Record) Item {
 // Summary is the one-line form used when the budget runs short:
 // "[decision] dec-a1b2c3d4 Use JSONL for storage".
 func Summary(r *lore.Record) string {
-	return oneLine(fmt.Sprintf("[%s] %s %s", r.Kind, r.Short(), r.Title()))
+	return OneLine(fmt.Sprintf("[%s] %s %s", r.Kind, r.Short(), r.Title()))
 }
 
 // DetailLines is the record's full detail for lore show.
@@ -86,14 +86,14 @@ func DetailLines(r *lore.Record) []string {
 // String renders an item with two-space indented detail.
 func (it Item) String() string {
 	var b strings.Builder
-	b.WriteString(oneLine(it.Heading))
+	b.WriteString(OneLine(it.Heading))
 	for _, l := range it.Body {
 		b.WriteString("\n  ")
-		b.WriteString(oneLine(l))
+		b.WriteString(OneLine(l))
 	}
 	return b.String()
 }
 
-// oneLine folds a field's whitespace, newlines included, so record text
-// cannot lay out lines of its own in a block.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// OneLine folds a field's whitespace, newlines included, so record text
+// cannot lay out lines of its own in a block or a listing.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,7 +1,9 @@
 package inject
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,17 +48,24 @@ func Export(snap *lore.Snapshot, v *Resume, o ExportOptions) string {
 		items []string
 		taken int
 	}
+	var patRecs []*lore.Record
 	var pats, decs []string
-	for _, r := range snap.Records() {
+	for _, r := range snap.Records() { // newest first
 		switch {
 		case !r.Active():
 		case r.Kind == lore.Pattern:
-			pats = append(pats, patternLine(r))
+			patRecs = append(patRecs, r)
 		case r.Kind == lore.Decision:
 			decs = append(decs, decisionLine(r))
 		}
 	}
-	sortByConfidence(snap, &pats)
+	// Most trusted first; ties stay newest first.
+	slices.SortStableFunc(patRecs, func(a, b *lore.Record) int {
+		return cmp.Compare(patterns.Confidence(b), patterns.Confidence(a))
+	})
+	for _, r := range patRecs {
+		pats = append(pats, patternLine(r))
+	}
 	var fails []string
 	for _, t := range v.Failures {
 		fails = append(fails, fmt.Sprintf("- %d× %s, last %s: %s", t.Count, t.ErrorType, t.Last.Format("2006-01-02"), md(t.Example)))
@@ -123,27 +132,10 @@ func decisionLine(r *lore.Record) string {
 	return line
 }
 
-// sortByConfidence orders pattern lines by their records' confidence; the
-// lines are built in newest-first order, so ties stay newest first.
-func sortByConfidence(snap *lore.Snapshot, lines *[]string) {
-	conf := map[string]float64{}
-	for _, r := range snap.Records() {
-		if r.Kind == lore.Pattern && r.Active() {
-			conf[patternLine(r)] = patterns.Confidence(r)
-		}
-	}
-	l := *lines
-	for i := 1; i < len(l); i++ { // insertion sort: stable, and lists are short
-		for j := i; j > 0 && conf[l[j]] > conf[l[j-1]]; j-- {
-			l[j], l[j-1] = l[j-1], l[j]
-		}
-	}
-}
-
 // md makes record text safe inside the Markdown: one line, no control
 // characters, and nothing that could close lore's section markers.
 func md(s string) string {
-	s = oneLine(Sanitize(s))
+	s = OneLine(Sanitize(s))
 	return strings.NewReplacer("<!--", "<! --", "-->", "-- >").Replace(s)
 }
 

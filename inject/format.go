@@ -30,7 +30,6 @@ type Rendered struct {
 	Text    string
 	Full    []string // IDs shown whole
 	Summary []string // IDs shown as one-line summaries
-	Omitted int      // entries that did not fit at all
 }
 
 // maxSummaryChars bounds a one-line summary, so one enormous record cannot
@@ -69,14 +68,13 @@ func Render(what string, entries []Entry, budgetChars, maxFull int) Rendered {
 		}
 		rest = append(rest, en)
 	}
-	for i, en := range rest {
+	for _, en := range rest {
 		sum := CutWords(Sanitize(en.Summary), maxSummaryChars)
 		if used+len(sum)+1 > room {
 			if len(fulls) == 0 && len(sums) == 0 {
 				sum = CutWords(sum, room-used-1) // a tiny budget: what fits of one
 			}
 			if sum == "" || used+len(sum)+1 > room {
-				out.Omitted = len(rest) - i
 				break
 			}
 		}

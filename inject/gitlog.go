@@ -15,8 +15,7 @@ type GitChanges struct {
 	Since       string    `json:"since,omitempty"`     // the handoff's commit
 	SinceTime   time.Time `json:"since_time,omitzero"` // or its time, made before the first commit
 	Commits     []string  `json:"commits"`             // "abc1234 subject", newest first
-	MoreCommits int       `json:"more_commits,omitempty"`
-	Uncommitted []string  `json:"uncommitted"` // porcelain lines, such as "M lore/store.go"
+	Uncommitted []string  `json:"uncommitted"`         // porcelain lines, such as "M lore/store.go"
 	Note        string    `json:"note,omitempty"`
 }
 

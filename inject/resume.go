@@ -112,9 +112,9 @@ func (v *Resume) Entries() []Entry {
 		if h.Branch != "" {
 			by += " on " + h.Branch
 		}
-		full := fmt.Sprintf("Last handoff %s (%s%s):\n  %s", h.Short(), h.Created.Format("2006-01-02 15:04"), by, oneLine(h.Text))
+		full := fmt.Sprintf("Last handoff %s (%s%s):\n  %s", h.Short(), h.Created.Format("2006-01-02 15:04"), by, OneLine(h.Text))
 		for _, l := range transfer.Body(h) {
-			full += "\n  " + oneLine(l)
+			full += "\n  " + OneLine(l)
 		}
 		es = append(es, Entry{ID: h.ID, Full: full, Summary: "Last handoff: " + Summary(h)})
 	} else {
@@ -135,7 +135,7 @@ func (v *Resume) Entries() []Entry {
 		if len(t.Tools) > 0 {
 			tools = " (" + strings.Join(t.Tools, ", ") + ")"
 		}
-		line := fmt.Sprintf("[recurring failure] %d× %s%s, last %s: %s", t.Count, t.ErrorType, tools, t.Last.Format("2006-01-02"), oneLine(t.Example))
+		line := fmt.Sprintf("[recurring failure] %d× %s%s, last %s: %s", t.Count, t.ErrorType, tools, t.Last.Format("2006-01-02"), OneLine(t.Example))
 		es = append(es, Entry{ID: "trigger:" + t.ErrorType, Full: line, Summary: CutWords(line, 120)})
 	}
 	if v.Inbox > 0 {

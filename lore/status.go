@@ -114,10 +114,10 @@ func (s *Store) diffCounts(ctx context.Context, base string, untracked Counts) (
 }
 
 func (c Counts) add(path string, data []byte) {
-	if !strings.HasSuffix(path, ".jsonl") && (!strings.HasSuffix(path, ".toml") || strings.HasSuffix(path, "config.toml")) {
-		return
+	if !strings.HasSuffix(path, ".jsonl") && !strings.HasSuffix(path, ".toml") {
+		return // .gitattributes and the like
 	}
-	recs, _, _ := ParseShard(path, data)
+	recs, _, _ := ParseShard(path, data) // config.toml has no [[pattern]] tables: no records
 	for _, r := range recs {
 		kc := c[r.Kind]
 		if kc == nil {
