@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,7 +60,7 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	}
 	ix := inject.NewIndex(snap, s.Config)
 	if *explain {
-		return e.explain(ix, text, s.Config.Inject.Threshold, s.Clock)
+		return e.explain(ix, text, s.Config.Inject.MinRelevance, s.Clock)
 	}
 	r := inject.PromptContext(ix, s.Config, text, inject.Budget(*budget, e.getenv, s.Config), s.Clock(), nil)
 	if r.Text == "" {
@@ -78,25 +79,35 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// explain prints every candidate with a score, above and below the
-// threshold, and why it scored so.
-func (e *env) explain(ix *inject.Index, text string, threshold float64, clock func() time.Time) error {
-	fmt.Fprintf(e.stdout, "keywords: %s\n", strings.Join(inject.Keywords(text), " "))
-	fmt.Fprintf(e.stdout, "threshold: %.2f (score = kind × recency × status × (0.6·strength + 0.4·coverage))\n\n", threshold)
-	res := ix.Rank(text, inject.Options{Now: clock(), Threshold: 0})
+// explain prints the strongest candidates, injected or not, with every
+// factor of their score and the gate's reason.
+func (e *env) explain(ix *inject.Index, text string, minRelevance float64, clock func() time.Time) error {
+	var words []string
+	for _, t := range inject.Tokens(text) {
+		words = append(words, strings.ToLower(t.Word))
+	}
+	fmt.Fprintf(e.stdout, "keywords: %s\n", strings.Join(slices.Compact(words), " "))
+	fmt.Fprintf(e.stdout, "gate: relevance = evidence × share ≥ %.2f (min_relevance), and score ≥ half the best\n", minRelevance)
+	fmt.Fprintln(e.stdout, "evidence = (terms + phrases) × (1 + 0.5 × headline coverage); score = evidence × kind × recency × status")
+	fmt.Fprintln(e.stdout)
+	res := ix.Rank(text, inject.Options{Now: clock(), Limit: explainLimit})
 	if len(res) == 0 {
 		fmt.Fprintln(e.stdout, "no record matches any keyword")
 		return nil
 	}
 	for _, sc := range res {
 		mark := "inject"
-		if sc.Score < threshold {
-			mark = "below threshold"
+		if !sc.Inject {
+			mark = "held back"
 		}
-		fmt.Fprintf(e.stdout, "%.3f  %-15s %s\n", sc.Score, mark, inject.Summary(sc.Rec))
-		fmt.Fprintf(e.stdout, "       kind %.2f × recency %.2f × status %.2f × (strength %.2f, coverage %.2f)\n",
-			sc.Kind, sc.Recency, sc.Status, sc.Strength, sc.Coverage)
+		fmt.Fprintf(e.stdout, "%.3f  %-9s %s\n", sc.Score, mark, inject.Summary(sc.Rec))
+		fmt.Fprintf(e.stdout, "       evidence %.2f = (terms %.2f + phrases %.2f), coverage %.2f; share %.2f; × kind %.2f × recency %.2f × status %.2f\n",
+			sc.Evidence, sc.Terms, sc.Phrases, sc.Coverage, sc.Share, sc.Kind, sc.Recency, sc.Status)
 		fmt.Fprintf(e.stdout, "       matched: %s\n", strings.Join(sc.Matched, ", "))
+		fmt.Fprintf(e.stdout, "       %s\n", sc.Why)
 	}
 	return nil
 }
+
+// explainLimit is how many candidates --explain shows.
+const explainLimit = 15

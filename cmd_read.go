@@ -151,8 +151,9 @@ query match record headlines, tags and bodies fuzzily (word forms, typos,
 synonyms from config.toml), weighted by kind and age. Unlike the hook,
 search shows weak matches too.`
 
-// searchThreshold lets search show weak matches the hook would hold back.
-const searchThreshold = 0.05
+// searchMinEvidence lets search show weaker matches than the hook would
+// inject, but not records that share one common word with the query.
+const searchMinEvidence = 0.3
 
 func cmdSearch(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("search")
@@ -179,10 +180,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	ix := inject.NewIndex(snap, s.Config)
-	res := ix.Rank(query, inject.Options{Now: s.Clock(), Threshold: searchThreshold, Kinds: kinds})
-	if *limit > 0 && len(res) > *limit {
-		res = res[:*limit]
-	}
+	res := ix.Rank(query, inject.Options{Now: s.Clock(), MinEvidence: searchMinEvidence, Kinds: kinds, Limit: max(*limit, 0)})
 	if *asJSON {
 		out := make([]map[string]any, 0, len(res))
 		for _, sc := range res {

@@ -13,17 +13,43 @@ func TestKeywords(t *testing.T) {
 		in   string
 		want []string
 	}{
-		{"Why does formatBytes crash in utils/format.ts?", []string{"format", "byt", "crash", "util", "ts"}},
-		{"DEPLOY_ENV is unset", []string{"deploi", "env", "unset"}},
-		{"deploying, deployment, deployed", []string{"deploi"}},
+		{"Why does formatBytes crash in utils/format.ts?", []string{"format", "byte", "crash", "util", "ts"}},
+		{"DEPLOY_ENV is unset", []string{"deploy", "env", "unset"}},
+		{"deploying, deployment, deployed", []string{"deploy"}},
 		{"the tests are testing", []string{"test"}},
 		{"HTTPServer", []string{"http", "server"}},
 		{"please can you help me", nil},
-		{"123 4567", nil},
+		// Numbers and codes are kept; single digits are not.
+		{"431 Request Header Fields Too Large", []string{"431", "request", "header", "field", "larg"}},
+		{"exit status 137 after 2 tries", []string{"exit", "status", "137", "tri"}},
+		// Versions whole and in parts.
+		{"TLSv1.1 is refused", []string{"tlsv1.1", "tls", "1.1", "refus"}},
+		{"python3.11 and node 18", []string{"python3.11", "python", "3.11", "node", "18"}},
+		{"v1.2.3", []string{"v1.2.3", "1.2.3"}},
+		// Letters and digits that belong together stay together.
+		{"s3 bucket, utf8, sha256", []string{"s3", "bucket", "utf8", "sha256"}},
+		// CamelCase identifiers are split.
+		{"ThemeContext is undefined", []string{"theme", "context", "undefin"}},
+		// SQL keywords typed in capitals are kept; the same words in prose are not.
+		{"WHERE id NOT IN (...)", []string{"id", "not", "in"}},
+		{"it is not in the list", []string{"list"}},
+		// No over-stemming: comment and command stay apart.
+		{"comment command", []string{"comment", "command"}},
 	} {
 		if got := Keywords(c.in); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Keywords(%q) = %v, want %v", c.in, got, c.want)
 		}
+	}
+}
+
+func TestTokensKeepTypedWordsAndRepeats(t *testing.T) {
+	got := Tokens("Deploying deploys: exec format error")
+	want := []Token{{"deploy", "Deploying"}, {"exec", "exec"}, {"format", "format"}, {"error", "error"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Tokens = %v, want %v", got, want)
+	}
+	if got := Tokens("retry the build, then retry"); len(got) != 3 {
+		t.Errorf("repeats apart from each other must stay for phrases: %v", got)
 	}
 }
 
@@ -34,12 +60,18 @@ func TestStemFoldsWordForms(t *testing.T) {
 		{"flaky", "flakiness"},
 		{"file", "files"},
 		{"parse", "parses", "parsing", "parsed"},
+		{"retry", "retries", "retried"},
 	} {
 		want := Stem(group[0])
 		for _, w := range group[1:] {
 			if got := Stem(w); got != want {
 				t.Errorf("Stem(%q) = %q, want %q (as %q)", w, got, want, group[0])
 			}
+		}
+	}
+	for _, pair := range [][2]string{{"comment", "command"}, {"send", "second"}, {"test", "testimony"}} {
+		if Stem(pair[0]) == Stem(pair[1]) {
+			t.Errorf("Stem folds %q and %q together", pair[0], pair[1])
 		}
 	}
 }

@@ -2,124 +2,211 @@ package inject
 
 import (
 	"strings"
+	"sync"
 	"unicode"
+
+	"github.com/kljensen/snowball/english"
 )
 
-// Keywords extracts the significant terms of text, in order of first
-// appearance, without duplicates: lower-cased, stemmed, stopwords and
-// one-letter tokens out, code identifiers and paths split into their words
-// (formatBytes → format, bytes; utils/format.ts → utils, format, ts;
-// DEPLOY_ENV → deploy, env).
+// A Token is one significant term of a text: its stem, which matching
+// uses, and the word as it was typed, which explanations show.
+type Token struct {
+	Stem string
+	Word string
+}
+
+// Keywords extracts the significant terms of text, stemmed, in order of
+// first appearance, without duplicates. See Tokens for the rules.
 func Keywords(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range words(text) {
-		if stopwords[w] || len(w) < 2 || isNumber(w) {
-			continue
+	for _, t := range Tokens(text) {
+		if !seen[t.Stem] {
+			seen[t.Stem] = true
+			out = append(out, t.Stem)
 		}
-		s := Stem(w)
-		if len(s) < 2 || seen[s] {
-			continue
-		}
-		seen[s] = true
-		out = append(out, s)
 	}
 	return out
 }
 
-// words splits text at anything that is not a letter or digit and at
-// camelCase humps, lower-casing the pieces.
-func words(text string) []string {
+// Tokens splits text into its significant terms, in order, repeats kept
+// (phrase matching needs positions):
+//   - code identifiers and paths are split into their words (formatBytes →
+//     format, bytes; utils/format.ts → utils, format, ts; DEPLOY_ENV →
+//     deploy, env), but letters and digits that belong together stay
+//     together (s3, utf8, sha256, ec2);
+//   - numbers of two or more digits are kept (431, exit status 137), and a
+//     version is kept whole as well as in parts (TLSv1.1 → tlsv1.1, tls,
+//     1.1);
+//   - stopwords go, except the code keywords a user types in capitals (SQL's
+//     NOT IN, IS NULL);
+//   - words are stemmed with the Porter2 (Snowball English) stemmer.
+func Tokens(text string) []Token {
+	var out []Token
+	for _, chunk := range chunks(text) {
+		if isVersion(chunk) {
+			lower := strings.ToLower(chunk)
+			out = append(out, Token{lower, chunk})
+		}
+		for _, p := range parts(chunk, isVersion(chunk)) {
+			if t, ok := token(p); ok && (len(out) == 0 || out[len(out)-1].Stem != t.Stem) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// token turns one part of a chunk into a term, or reports it insignificant.
+func token(p string) (Token, bool) {
+	lower := strings.ToLower(p)
+	switch {
+	case isDigits(lower):
+		if strings.Count(lower, ".") == 0 && len(lower) < 2 {
+			return Token{}, false // single digits say nothing
+		}
+		return Token{lower, p}, true
+	case len(lower) < 2:
+		return Token{}, false
+	case stopwords[lower] && !(codeKeywords[lower] && p == strings.ToUpper(p)):
+		return Token{}, false
+	case hasDigit(lower):
+		return Token{lower, p}, true // s3, utf8, sha256: identifiers, not words
+	}
+	s := Stem(lower)
+	if len(s) < 2 {
+		return Token{}, false
+	}
+	return Token{s, p}, true
+}
+
+// chunks splits text at white space and punctuation, keeping together the
+// runs of letters and digits joined by '.', '_' or '-' that make up
+// identifiers, file names and versions (the parts are split later).
+func chunks(text string) []string {
 	var out []string
 	rs := []rune(text)
 	start := -1
-	flush := func(end int) {
-		if start >= 0 && end > start {
-			out = append(out, strings.ToLower(string(rs[start:end])))
-		}
-		start = -1
-	}
-	for i, c := range rs {
-		if !unicode.IsLetter(c) && !unicode.IsDigit(c) {
-			flush(i)
+	for i := 0; i <= len(rs); i++ {
+		inside := i < len(rs) && (isAlnum(rs[i]) ||
+			(rs[i] == '.' || rs[i] == '_' || rs[i] == '-') && start >= 0 && i+1 < len(rs) && isAlnum(rs[i+1]))
+		if inside {
+			if start < 0 {
+				start = i
+			}
 			continue
 		}
-		if start >= 0 && i > 0 && isHump(rs, i) {
+		if start >= 0 {
+			out = append(out, string(rs[start:i]))
+			start = -1
+		}
+	}
+	return out
+}
+
+// parts splits a chunk into words: at '_', '-' and '.' (except between
+// digits, which is a version), at camelCase humps, and before a version
+// marker (TLSv1.1 → TLS, 1.1); in a version, also where letters meet
+// digits (python3.11 → python, 3.11).
+func parts(chunk string, version bool) []string {
+	var out []string
+	rs := []rune(chunk)
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			p := string(rs[start:end])
+			if len(p) > 1 && (p[0] == 'v' || p[0] == 'V') && isDigits(p[1:]) {
+				p = p[1:] // v1.2 is 1.2
+			}
+			out = append(out, p)
+		}
+		start = end
+	}
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		if c == '_' || c == '-' || c == '.' && !(i > 0 && unicode.IsDigit(rs[i-1]) && i+1 < len(rs) && unicode.IsDigit(rs[i+1])) {
+			flush(i)
+			start = i + 1
+			continue
+		}
+		if i > start && isHump(rs, i) {
 			flush(i)
 		}
-		if start < 0 {
-			start = i
+		if i > start && (c == 'v' || c == 'V') && unicode.IsLetter(rs[i-1]) && i+1 < len(rs) && unicode.IsDigit(rs[i+1]) {
+			flush(i) // TLSv1.1, pythonv3
+		} else if version && i > start && unicode.IsLetter(rs[i-1]) && unicode.IsDigit(c) {
+			flush(i)
 		}
 	}
 	flush(len(rs))
 	return out
 }
 
-// isHump reports a camelCase boundary before rs[i]: aB, or the B in ABc.
+// isHump reports a camelCase boundary before rs[i]: aB, or the B in ABc
+// (but not ABv1, a version marker).
 func isHump(rs []rune, i int) bool {
 	prev, cur := rs[i-1], rs[i]
 	if unicode.IsLower(prev) && unicode.IsUpper(cur) {
 		return true
 	}
-	if unicode.IsUpper(prev) && unicode.IsUpper(cur) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) {
-		return true
-	}
-	return false
+	return unicode.IsUpper(prev) && unicode.IsUpper(cur) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) &&
+		!(i+2 < len(rs) && (rs[i+1] == 'v') && unicode.IsDigit(rs[i+2]))
 }
 
-func isNumber(w string) bool {
+func isAlnum(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }
+
+// isDigits reports a number or a dotted version: 137, 1.1, 3.11.2.
+func isDigits(w string) bool {
+	if w == "" || w[0] == '.' || w[len(w)-1] == '.' {
+		return false
+	}
 	for _, c := range w {
-		if !unicode.IsDigit(c) {
+		if c != '.' && !unicode.IsDigit(c) {
 			return false
 		}
 	}
 	return true
 }
 
-// Stem folds word forms together (deploying, deployed, deployment → deploy;
-// parses, parsing → pars). It is deliberately light: the same folding runs
-// on prompts and records, so consistency matters more than linguistics.
+func hasDigit(w string) bool { return strings.IndexFunc(w, unicode.IsDigit) >= 0 }
+
+// isVersion reports a chunk that names a version with letters around it
+// (TLSv1.1, python3.11, node-18.2): kept whole so the exact string counts.
+func isVersion(chunk string) bool {
+	rs := []rune(chunk)
+	dotted := false
+	for i := 1; i+1 < len(rs); i++ {
+		if rs[i] == '.' && unicode.IsDigit(rs[i-1]) && unicode.IsDigit(rs[i+1]) {
+			dotted = true
+		}
+	}
+	return dotted && strings.IndexFunc(chunk, unicode.IsLetter) >= 0
+}
+
+// stems memoises Stem: the Snowball stemmer costs about a microsecond a
+// word, and an index build stems millions of words from a small vocabulary.
+var stems sync.Map
+
+// Stem folds word forms together (deploying, deployed, deployment →
+// deploy) with the Porter2 stemmer, which leaves distinct words distinct
+// (comment, command). The same folding runs on prompts and records.
 func Stem(w string) string {
 	if len(w) <= 3 {
 		return w
 	}
-	type rule struct {
-		suffix, repl string
-		min          int // minimum stem length left
+	if s, ok := stems.Load(w); ok {
+		return s.(string)
 	}
-	for _, r := range []rule{
-		{"ational", "ate", 3}, {"ization", "ize", 3}, {"ations", "ate", 3}, {"ation", "ate", 3},
-		{"ments", "", 3}, {"ment", "", 3}, {"ness", "", 3},
-		{"ings", "", 3}, {"ing", "", 3}, {"ies", "y", 2}, {"ied", "y", 2},
-		{"ed", "", 3}, {"ly", "", 4}, {"es", "", 3}, {"s", "", 3},
-	} {
-		if strings.HasSuffix(w, r.suffix) && len(w)-len(r.suffix) >= r.min {
-			base := w[:len(w)-len(r.suffix)] + r.repl
-			if r.suffix == "s" && (strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "us") || strings.HasSuffix(w, "is")) {
-				continue
-			}
-			if r.suffix == "es" && !(strings.HasSuffix(base, "s") || strings.HasSuffix(base, "x") ||
-				strings.HasSuffix(base, "ch") || strings.HasSuffix(base, "sh") || strings.HasSuffix(base, "z")) {
-				base = w[:len(w)-1] // "files" → "file", not "fil"
-			}
-			w = undouble(base)
-			break
-		}
-	}
-	w = strings.TrimSuffix(w, "e")
-	if n := len(w); n > 3 && w[n-1] == 'y' {
-		w = w[:n-1] + "i" // flaky, flakiness → flaki
-	}
-	return w
+	s := english.Stem(w, true)
+	stems.Store(w, s)
+	return s
 }
 
-// undouble turns "runn" (from running) into "run".
-func undouble(w string) string {
-	n := len(w)
-	if n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouslz", rune(w[n-1])) {
-		return w[:n-1]
-	}
-	return w
+// codeKeywords are stopwords that mean something in code when typed in
+// capitals: SQL's NOT IN, IS NULL, UNION ALL.
+var codeKeywords = map[string]bool{
+	"not": true, "in": true, "is": true, "or": true, "and": true, "all": true, "any": true, "as": true,
+	"by": true, "on": true, "null": true, "exists": true, "no": true,
 }
 
 // stopwords are words that say nothing about what a prompt is about:
@@ -140,7 +227,7 @@ who whom whose why will with within without won would wouldn yes yet you your yo
 hey hi hello help can't i'm it's let's gonna wanna kind sort thing things stuff something anything
 everything way ways lot lots bit quick quickly maybe actually basically right look looks looking see
 try tried trying know think go going went again new old good bad better best today tomorrow yesterday
-now currently`) {
+now currently null exists`) {
 		m[w] = true
 	}
 	return m

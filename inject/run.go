@@ -37,17 +37,17 @@ func Budget(flag int, getenv func(string) string, cfg *lore.Config) int {
 // PromptContext ranks the records for prompt and renders the block, leaving
 // out of the whole-item slots what seen says the session already has.
 func PromptContext(ix *Index, cfg *lore.Config, prompt string, budgetTokens int, now time.Time, seen *Seen) Rendered {
-	ranked := ix.Rank(prompt, Options{Now: now, Threshold: -1})
 	maxFull := cfg.Inject.MaxItems
 	if maxFull <= 0 {
 		maxFull = 5
 	}
-	if len(ranked) > 2*maxFull {
-		ranked = ranked[:2*maxFull]
-	}
+	ranked := ix.Rank(prompt, Options{Now: now, Limit: 2 * maxFull})
 	fresh := 0
 	entries := make([]Entry, 0, len(ranked))
 	for _, sc := range ranked {
+		if !sc.Inject {
+			break // the gate's verdicts fall off with the score
+		}
 		en := Entry{ID: sc.Rec.ID, Full: Describe(sc.Rec).String(), Summary: Summary(sc.Rec)}
 		if seen != nil && seen.Has(sc.Rec.ID) {
 			en.SummaryOnly = true

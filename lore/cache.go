@@ -334,6 +334,7 @@ func (s *Store) readCache(tokVersion string) *cacheState {
 		de.Confidence = d.float()
 		de.ErrorType, de.Tool = d.str(), d.str()
 		de.NTitle = int(d.uint())
+		de.NBody = int(d.uint())
 		de.file, de.off = int(d.uint()), int(d.uint())
 		if de.file >= len(st.blobs) || de.off >= len(st.blobs[de.file]) {
 			d.err = errCorrupt
@@ -399,6 +400,7 @@ func (s *Store) writeCache(tokVersion string, st *cacheState) {
 		e.str(de.ErrorType)
 		e.str(de.Tool)
 		e.uint(uint64(de.NTitle))
+		e.uint(uint64(de.NBody))
 		e.uint(uint64(de.file))
 		off, ok := offsets[de.rec]
 		if !ok {

@@ -23,7 +23,8 @@ type Config struct {
 // InjectConfig tunes what the prompt hook injects.
 type InjectConfig struct {
 	Budget       int     `toml:"budget"`         // tokens, about 4 characters each
-	Threshold    float64 `toml:"threshold"`      // minimum score to inject
+	MinRelevance float64 `toml:"min_relevance"`  // how well a record must match to be injected
+	Threshold    float64 `toml:"threshold"`      // before min_relevance; read and ignored
 	HalfLifeDays float64 `toml:"half_life_days"` // recency decay
 	MaxItems     int     `toml:"max_items"`      // whole items at most
 }
@@ -37,8 +38,11 @@ format = 1
 # Token budget of the block injected on each prompt (about 4 characters a token).
 # LORE_CONTEXT_BUDGET overrides it for one shell.
 budget = 2000
-# Score below which a record is not injected at all: keeps noise out.
-threshold = 0.3
+# How well a record must match a prompt to be injected at all: its evidence
+# (specific words and phrases of the prompt it holds) times the share of the
+# prompt's specific words it matches (lore inject --explain shows both).
+# Lower injects more, and more noise; higher injects less.
+min_relevance = 1.1
 # Days after which a record's recency weight has halved.
 half_life_days = 90
 # Whole items at most; the rest become one-line ID summaries.
@@ -60,7 +64,7 @@ database = ["db", "sql", "postgres", "sqlite"]
 auth = ["login", "signin", "authentication", "oauth"]
 money = ["amount", "price", "currency", "cents"]
 secrets = ["credentials", "password", "token"]
-config = ["settings", "configuration"]
+config = ["configuration", "cfg"]
 dependencies = ["deps", "requirements", "lockfile"]
 docs = ["documentation", "readme"]
 `
@@ -127,8 +131,8 @@ func (c *Config) validate(path string, data []byte) error {
 	if c.Inject.Budget < 0 {
 		return bad("budget", "must not be negative")
 	}
-	if c.Inject.Threshold < 0 || c.Inject.Threshold > 1 {
-		return bad("threshold", "must be between 0 and 1")
+	if c.Inject.MinRelevance < 0 {
+		return bad("min_relevance", "must not be negative")
 	}
 	if c.Inject.HalfLifeDays <= 0 {
 		return bad("half_life_days", "must be positive")
@@ -147,7 +151,7 @@ func (c *Config) validate(path string, data []byte) error {
 func defaults() *Config {
 	return &Config{
 		Format: FormatVersion,
-		Inject: InjectConfig{Budget: 2000, Threshold: 0.3, HalfLifeDays: 90, MaxItems: 5},
+		Inject: InjectConfig{Budget: 2000, MinRelevance: 1.1, HalfLifeDays: 90, MaxItems: 5},
 		Weights: map[string]float64{
 			"pattern": 1.0, "decision": 0.9, "failure": 0.8, "handoff": 0.7, "observation": 0.5,
 		},
@@ -188,7 +192,7 @@ func defaultSynonyms() map[string][]string {
 		"auth":         {"login", "signin", "authentication", "oauth"},
 		"money":        {"amount", "price", "currency", "cents"},
 		"secrets":      {"credentials", "password", "token"},
-		"config":       {"settings", "configuration"},
+		"config":       {"configuration", "cfg"},
 		"dependencies": {"deps", "requirements", "lockfile"},
 		"docs":         {"documentation", "readme"},
 	}

@@ -19,6 +19,7 @@ type Doc struct {
 	ErrorType  string
 	Tool       string
 	NTitle     int // distinct headline terms
+	NBody      int // distinct body terms
 }
 
 // Posting is one record holding a term, in its headline or its body.
@@ -41,6 +42,8 @@ type Snapshot struct {
 	deltaPost map[string][]Posting
 	terms     []string
 	recs      []*Record
+
+	avgTitle, avgBody float64
 }
 
 // SnapshotOf indexes records held in memory, as Snapshot does a store.
@@ -117,7 +120,7 @@ func DocOf(r *Record) Doc { return docOf(version{rec: r}) }
 func docOf(v version) Doc {
 	r := v.rec
 	d := Doc{ID: r.ID, Kind: r.Kind, Status: r.Status, Time: r.Time.UnixNano(), Created: r.Created.UnixNano(),
-		Confidence: math.NaN(), ErrorType: r.ErrorType, Tool: r.Tool, NTitle: len(v.title)}
+		Confidence: math.NaN(), ErrorType: r.ErrorType, Tool: r.Tool, NTitle: len(v.title), NBody: len(v.body)}
 	if r.Confidence != nil {
 		d.Confidence = *r.Confidence
 	}
@@ -216,6 +219,21 @@ func (s *Snapshot) Doc(i int) Doc {
 		return s.base.docs[s.live[i]].Doc
 	}
 	return docOf(s.delta[i-len(s.live)])
+}
+
+// AvgTerms is the mean number of distinct headline and body terms of a
+// current record, for length normalisation in ranking.
+func (s *Snapshot) AvgTerms() (title, body float64) {
+	if s.avgTitle == 0 && s.Len() > 0 {
+		var t, b int
+		for i := range s.Len() {
+			d := s.Doc(i)
+			t, b = t+d.NTitle, b+d.NBody
+		}
+		s.avgTitle = max(float64(t)/float64(s.Len()), 1)
+		s.avgBody = max(float64(b)/float64(s.Len()), 1)
+	}
+	return s.avgTitle, s.avgBody
 }
 
 // Record returns record i, decoding it on first use.
