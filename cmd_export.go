@@ -51,7 +51,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	v := inject.BuildResume(ctx, snap, "")
-	text := inject.Export(snap, v, inject.ExportOptions{BudgetTokens: *budget, Section: section, Now: s.Clock()})
+	text := inject.Export(snap, v, inject.ExportOptions{BudgetTokens: *budget, Section: section, Now: s.Clock(), Teach: s.Config.Loop.Teach})
 	if *out == "" {
 		_, err := fmt.Fprint(e.stdout, text)
 		return err

@@ -54,7 +54,7 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 		return e.printJSON(out)
 	}
 	if *budget > 0 {
-		r := inject.ResumeContext(v, *budget, false)
+		r := inject.ResumeContext(v, *budget, false, s.Config.Loop.Teach)
 		fmt.Fprintln(e.stdout, r.Text)
 		return nil
 	}

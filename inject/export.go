@@ -23,6 +23,7 @@ type ExportOptions struct {
 	BudgetTokens int
 	Section      bool // wrap in SectionBegin/SectionEnd, for AGENTS.md
 	Now          time.Time
+	Teach        bool // end with how to record (config [loop] teach)
 }
 
 // Export renders the memory as Markdown for agents without hooks: where
@@ -71,7 +72,14 @@ func Export(snap *lore.Snapshot, v *Resume, o ExportOptions) string {
 		fails = append(fails, fmt.Sprintf("- %d× %s, last %s: %s", t.Count, t.ErrorType, t.Last.Format("2006-01-02"), md(t.Example)))
 	}
 	sections := []*section{{"Patterns", pats, 0}, {"Decisions", decs, 0}, {"Recurring failures", fails, 0}}
-	used := head.Len() + 200 // room for section titles and the closing line
+	teach := ""
+	if o.Teach {
+		teach = "\n### Recording\n\n```\n" + Teach + "\n```\n"
+		if len(teach) > budget/2 {
+			teach = "" // a small budget goes to the records
+		}
+	}
+	used := head.Len() + len(teach) + 200 // room for section titles and the closing line
 	for more := true; more; {
 		more = false
 		for _, s := range sections {
@@ -98,6 +106,7 @@ func Export(snap *lore.Snapshot, v *Resume, o ExportOptions) string {
 	if left > 0 {
 		fmt.Fprintf(&b, "\n%d more records did not fit: `lore list`, `lore search <words>`.\n", left)
 	}
+	b.WriteString(teach)
 	out := b.String()
 	if o.Section {
 		out = SectionBegin + "\n" + out + SectionEnd + "\n"

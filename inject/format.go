@@ -42,6 +42,13 @@ const maxSummaryChars = 160
 // summaries with a hint to run lore show while those fit. Text is never
 // cut mid-word.
 func Render(what string, entries []Entry, budgetChars, maxFull int) Rendered {
+	return RenderTail(what, entries, budgetChars, maxFull, "")
+}
+
+// RenderTail is Render with tail, a few lines set after the entries (the
+// session-start view's how-to-record footer): its room is taken from the
+// budget first; if it does not fit, it is left out.
+func RenderTail(what string, entries []Entry, budgetChars, maxFull int, tail string) Rendered {
 	budgetChars = min(budgetChars, MaxChars)
 	if maxFull <= 0 {
 		maxFull = len(entries)
@@ -50,6 +57,11 @@ func Render(what string, entries []Entry, budgetChars, maxFull int) Rendered {
 	// Reserve room for the widest header, "(what, 999 items)", the footer,
 	// the newlines between them and the hint.
 	room := budgetChars - len(header(what, 999)) - len(footer) - 2 - len(hint) - 1
+	if tail != "" && len(tail)+1 <= room/2 {
+		room -= len(tail) + 1
+	} else {
+		tail = ""
+	}
 	var out Rendered
 	var fulls, sums []string
 	used := 0
@@ -101,7 +113,11 @@ func Render(what string, entries []Entry, budgetChars, maxFull int) Rendered {
 		b.WriteString(hint)
 		b.WriteByte('\n')
 	}
-	text := strings.TrimRight(b.String(), "\n") + "\n" + footer
+	text := strings.TrimRight(b.String(), "\n")
+	if tail != "" {
+		text += "\n\n" + tail
+	}
+	text += "\n" + footer
 	out.Text = text
 	return out
 }

@@ -63,14 +63,25 @@ func PromptContext(ix *Index, cfg *lore.Config, prompt string, budgetTokens int,
 }
 
 // ResumeContext renders the resume view as a block; after a compaction the
-// header says so, telling the agent why the context is back.
-func ResumeContext(v *Resume, budgetTokens int, compacted bool) Rendered {
+// header says so, telling the agent why the context is back. With teach,
+// the block ends with how to record (Teach).
+func ResumeContext(v *Resume, budgetTokens int, compacted, teach bool) Rendered {
 	what := "session resume"
 	if compacted {
 		what = "session resume after compaction"
 	}
-	return Render(what, v.Entries(), budgetTokens*CharsPerToken, 0)
+	tail := ""
+	if teach {
+		tail = Teach
+	}
+	return RenderTail(what, v.Entries(), budgetTokens*CharsPerToken, 0, tail)
 }
+
+// Teach ends the session-start view: the commands an agent uses to add to
+// the memory it was just shown, and when.
+const Teach = `Record what you learn (lore keeps it in the repository, committed with the code):
+  lore remember "<decision>" --rationale "<why>" | lore learn "<lesson>" --solution "<how>" | lore fail <ErrorType> "<message>"
+  Before you stop: lore handoff "<what you did>" --next "<the next step>"`
 
 // HookEnv is what the hook may use of its process.
 type HookEnv struct {
@@ -121,7 +132,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	if hin.IsSessionStart() {
 		seen.Reset() // a new, cleared or compacted context holds none of it
 		v := BuildResume(ctx, snap, filepath.Dir(s.Dir))
-		r = ResumeContext(v, budget, hin.Source == "compact")
+		r = ResumeContext(v, budget, hin.Source == "compact", s.Config.Loop.Teach)
 	} else {
 		if hin.Prompt == "" {
 			return errors.New("no prompt in the hook input")

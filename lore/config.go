@@ -16,6 +16,7 @@ import (
 type Config struct {
 	Format   int                 `toml:"format"`
 	Inject   InjectConfig        `toml:"inject"`
+	Loop     LoopConfig          `toml:"loop"`
 	Weights  map[string]float64  `toml:"weights"`
 	Synonyms map[string][]string `toml:"synonyms"`
 }
@@ -27,6 +28,12 @@ type InjectConfig struct {
 	Threshold    float64 `toml:"threshold"`      // before min_relevance; read and ignored
 	HalfLifeDays float64 `toml:"half_life_days"` // recency decay
 	MaxItems     int     `toml:"max_items"`      // whole items at most
+}
+
+// LoopConfig tunes how lore asks agents to record what they learn.
+type LoopConfig struct {
+	Teach      bool `toml:"teach"`       // end the session-start view with how to record
+	AskHandoff bool `toml:"ask_handoff"` // ask once for a handoff when a session changed the repository
 }
 
 // DefaultConfig is what lore init writes; every value is the built-in default.
@@ -47,6 +54,14 @@ min_relevance = 1.1
 half_life_days = 90
 # Whole items at most; the rest become one-line ID summaries.
 max_items = 5
+
+[loop]
+# End the session-start view (and lore export) with the commands an agent
+# uses to record decisions, patterns, failures and a handoff.
+teach = true
+# When a session changed the repository and recorded no handoff, answer its
+# first Stop once, asking the agent to record one.
+ask_handoff = true
 
 [weights]
 # Kind weights used in ranking.
@@ -152,6 +167,7 @@ func defaults() *Config {
 	return &Config{
 		Format: FormatVersion,
 		Inject: InjectConfig{Budget: 2000, MinRelevance: 1.1, HalfLifeDays: 90, MaxItems: 5},
+		Loop:   LoopConfig{Teach: true, AskHandoff: true},
 		Weights: map[string]float64{
 			"pattern": 1.0, "decision": 0.9, "failure": 0.8, "handoff": 0.7, "observation": 0.5,
 		},
