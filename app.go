@@ -85,6 +85,7 @@ func commands() []command {
 		{"hooks", "wire lore into Claude Code, Codex or Gemini CLI", cmdHooks},
 		{"export", "the memory as Markdown, for agents without hooks", cmdExport},
 		{"status", "records not yet committed or pushed, by kind", cmdStatus},
+		{"stats", "receipts: what lore injected, and what agents used", cmdStats},
 		{"doctor", "check the store, and repair it with --fix", cmdDoctor},
 		{"forget", "purge a record captured by mistake (--purge)", cmdForget},
 		{"version", "print the version", cmdVersion},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,10 +27,15 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, scriptParams("testdata/script"))
 }
 
+var update = flag.Bool("update", false, "rewrite golden files in testdata/script from the actual output")
+
 func scriptParams(dir string) testscript.Params {
 	return testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
+		// go test -run TestScripts/NAME -args -update rewrites the golden
+		// files a cmp compares with, from what the commands now produce.
+		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, ".home")
 			if err := os.MkdirAll(home, 0o755); err != nil {

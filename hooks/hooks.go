@@ -43,6 +43,9 @@ type Event struct {
 //   - Claude Code, hooks reference: settings.json "hooks" → event → [{matcher,
 //     hooks: [{type: "command", command, timeout (seconds)}]}]; SessionStart's
 //     matcher is tested against its source (startup|resume|clear|compact).
+//     Stop's matcher is ignored; SessionEnd's is tested against its reason,
+//     and its hooks share a 1.5 s budget unless a hook sets a timeout
+//     (checked in the 2.1.330 binary), so lore's sets one.
 //   - Codex CLI, developers.openai.com/codex/hooks: the same shape in
 //     .codex/hooks.json; SessionStart sources are startup|resume|clear;
 //     hooks are behind [features] codex_hooks = true in config.toml.
@@ -51,12 +54,12 @@ type Event struct {
 func Agents() []Agent {
 	return []Agent{
 		{Name: "claude", Title: "Claude Code", ProjectFile: ".claude/settings.json", UserFile: ".claude/settings.json",
-			Events: []Event{{"UserPromptSubmit", ""}, {"SessionStart", "startup|resume|clear|compact"}}, Timeout: 10},
+			Events: []Event{{"UserPromptSubmit", ""}, {"SessionStart", "startup|resume|clear|compact"}, {"Stop", ""}, {"SessionEnd", ""}}, Timeout: 10},
 		{Name: "codex", Title: "Codex CLI", ProjectFile: ".codex/hooks.json", UserFile: ".codex/hooks.json",
-			Events: []Event{{"UserPromptSubmit", ""}, {"SessionStart", "startup|resume|clear"}}, Timeout: 10,
+			Events: []Event{{"UserPromptSubmit", ""}, {"SessionStart", "startup|resume|clear"}, {"Stop", ""}}, Timeout: 10,
 			Note: "Codex runs hooks only with [features] codex_hooks = true in ~/.codex/config.toml, and asks you to trust new hooks (/hooks)"},
 		{Name: "gemini", Title: "Gemini CLI", ProjectFile: ".gemini/settings.json", UserFile: ".gemini/settings.json",
-			Events: []Event{{"BeforeAgent", ""}, {"SessionStart", ""}}, Timeout: 10000, Named: true},
+			Events: []Event{{"BeforeAgent", ""}, {"SessionStart", ""}, {"AfterAgent", ""}}, Timeout: 10000, Named: true},
 	}
 }
 

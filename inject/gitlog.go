@@ -73,7 +73,9 @@ func ReadGitChanges(ctx context.Context, repoDir, since string, sinceTime time.T
 func gitCmd(ctx context.Context, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "--no-optional-locks"}, args...)...)
+	// core.fsmonitor names a program the repository's config could make
+	// git run; lore never lets it.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "--no-optional-locks", "-c", "core.fsmonitor=false"}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

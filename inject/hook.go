@@ -28,6 +28,13 @@ type HookInput struct {
 	Source         string `json:"source"`
 	TurnID         string `json:"turn_id"`
 	Model          string `json:"model"`
+	// Stop (Claude Code, Codex) and AfterAgent (Gemini CLI): whether the
+	// agent is already continuing because of a stop hook, and its last
+	// reply (Claude Code and Codex: last_assistant_message; Gemini CLI:
+	// prompt_response).
+	StopHookActive       bool   `json:"stop_hook_active"`
+	LastAssistantMessage string `json:"last_assistant_message"`
+	PromptResponse       string `json:"prompt_response"`
 }
 
 // Hook events lore answers.
@@ -35,6 +42,9 @@ const (
 	EventUserPrompt   = "UserPromptSubmit" // Claude Code, Codex CLI
 	EventBeforeAgent  = "BeforeAgent"      // Gemini CLI's prompt event
 	EventSessionStart = "SessionStart"     // all three hosts
+	EventStop         = "Stop"             // Claude Code, Codex: the agent ends its turn
+	EventAfterAgent   = "AfterAgent"       // Gemini CLI's Stop
+	EventSessionEnd   = "SessionEnd"       // Claude Code, Gemini CLI: the session is over
 )
 
 // ParseHookInput decodes a hook's stdin. It must be one JSON object.
@@ -61,6 +71,19 @@ func (in *HookInput) IsPrompt() bool {
 // IsSessionStart reports a session start, compaction included.
 func (in *HookInput) IsSessionStart() bool { return in.Event == EventSessionStart }
 
+// IsStop reports the end of an agent's turn, or of the session.
+func (in *HookInput) IsStop() bool {
+	return in.Event == EventStop || in.Event == EventAfterAgent || in.Event == EventSessionEnd
+}
+
+// LastMessage is the agent's last reply, if the host sent it.
+func (in *HookInput) LastMessage() string {
+	if in.LastAssistantMessage != "" {
+		return in.LastAssistantMessage
+	}
+	return in.PromptResponse
+}
+
 // HookOutput is the answer every supported host reads from stdout: Claude
 // Code and Codex take hookSpecificOutput.additionalContext for
 // UserPromptSubmit and SessionStart; Gemini CLI takes the same field for
@@ -73,6 +96,24 @@ type HookOutput struct {
 type HookSpecific struct {
 	HookEventName     string `json:"hookEventName"`
 	AdditionalContext string `json:"additionalContext"`
+}
+
+// StopOutput asks the agent to go on instead of stopping: Claude Code and
+// Codex read {"decision":"block","reason":…} from a Stop hook and hand the
+// reason to the model as a new turn; Gemini CLI reads the same from
+// AfterAgent.
+type StopOutput struct {
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+}
+
+// MarshalStopOutput encodes a stop hook's request to go on, for reason.
+func MarshalStopOutput(reason string) ([]byte, error) {
+	b, err := json.Marshal(StopOutput{"block", reason})
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }
 
 // MarshalHookOutput encodes the answer for event with context text.

@@ -183,9 +183,9 @@ func isVersion(chunk string) bool {
 	return dotted && strings.IndexFunc(chunk, unicode.IsLetter) >= 0
 }
 
-// stems memoises Stem: the Snowball stemmer costs about a microsecond a
+// stemMemo memoises Stem: the Snowball stemmer costs about a microsecond a
 // word, and an index build stems millions of words from a small vocabulary.
-var stems sync.Map
+var stemMemo sync.Map
 
 // Stem folds word forms together (deploying, deployed, deployment →
 // deploy) with the Porter2 stemmer, which leaves distinct words distinct
@@ -194,11 +194,11 @@ func Stem(w string) string {
 	if len(w) <= 3 {
 		return w
 	}
-	if s, ok := stems.Load(w); ok {
+	if s, ok := stemMemo.Load(w); ok {
 		return s.(string)
 	}
 	s := english.Stem(w, true)
-	stems.Store(w, s)
+	stemMemo.Store(w, s)
 	return s
 }
 

@@ -100,6 +100,15 @@ func confidence(d lore.Doc) float64 {
 	return d.Confidence
 }
 
+// Records are the records the view shows.
+func (v *Resume) Records() []*lore.Record {
+	var out []*lore.Record
+	if v.Handoff != nil {
+		out = append(out, v.Handoff)
+	}
+	return append(append(out, v.Decisions...), v.Patterns...)
+}
+
 // Entries lays the view out as block entries, most important first, so
 // the budget trims from the end.
 func (v *Resume) Entries() []Entry {

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
 	"lore/lore"
+	"lore/receipts"
 )
 
 // HookDeadline bounds a hook's work: past it, the hook answers from what it
@@ -37,6 +39,12 @@ func Budget(flag int, getenv func(string) string, cfg *lore.Config) int {
 // PromptContext ranks the records for prompt and renders the block, leaving
 // out of the whole-item slots what seen says the session already has.
 func PromptContext(ix *Index, cfg *lore.Config, prompt string, budgetTokens int, now time.Time, seen *Seen) Rendered {
+	r, _ := promptContext(ix, cfg, prompt, budgetTokens, now, seen)
+	return r
+}
+
+// promptContext is PromptContext that also returns the records in the block.
+func promptContext(ix *Index, cfg *lore.Config, prompt string, budgetTokens int, now time.Time, seen *Seen) (Rendered, []*lore.Record) {
 	maxFull := cfg.Inject.MaxItems
 	if maxFull <= 0 {
 		maxFull = 5
@@ -44,10 +52,12 @@ func PromptContext(ix *Index, cfg *lore.Config, prompt string, budgetTokens int,
 	ranked := ix.Rank(prompt, Options{Now: now, Limit: 2 * maxFull})
 	fresh := 0
 	entries := make([]Entry, 0, len(ranked))
+	recs := map[string]*lore.Record{}
 	for _, sc := range ranked {
 		if !sc.Inject {
-			break // the gate's verdicts fall off with the score
+			continue
 		}
+		recs[sc.Rec.ID] = sc.Rec
 		en := Entry{ID: sc.Rec.ID, Full: Describe(sc.Rec).String(), Summary: Summary(sc.Rec)}
 		if seen != nil && seen.Has(sc.Rec.ID) {
 			en.SummaryOnly = true
@@ -57,9 +67,14 @@ func PromptContext(ix *Index, cfg *lore.Config, prompt string, budgetTokens int,
 		entries = append(entries, en)
 	}
 	if fresh == 0 {
-		return Rendered{} // nothing the session has not seen: stay quiet
+		return Rendered{}, nil // nothing the session has not seen: stay quiet
 	}
-	return Render("auto-injected", entries, budgetTokens*CharsPerToken, maxFull)
+	r := Render("auto-injected", entries, budgetTokens*CharsPerToken, maxFull)
+	var shown []*lore.Record
+	for _, id := range append(append([]string{}, r.Full...), r.Summary...) {
+		shown = append(shown, recs[id])
+	}
+	return r, shown
 }
 
 // ResumeContext renders the resume view as a block; after a compaction the
@@ -111,14 +126,10 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	if err != nil {
 		return err
 	}
-	if !hin.IsPrompt() && !hin.IsSessionStart() {
+	if !hin.IsPrompt() && !hin.IsSessionStart() && !hin.IsStop() {
 		return fmt.Errorf("event %q is not one lore answers", hin.Event)
 	}
 	s, err := openForHook(hin, env)
-	if err != nil {
-		return err
-	}
-	snap, err := s.Snapshot(ctx, lore.SnapshotOptions{Tokenizer: Tokenizer(), Fast: true})
 	if err != nil {
 		return err
 	}
@@ -126,21 +137,50 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	if now.IsZero() {
 		now = s.Clock()
 	}
+	repoDir := filepath.Dir(s.Dir)
+	if hin.IsStop() {
+		reason := stop(ctx, hin, s, repoDir)
+		if reason == "" {
+			return errNothing
+		}
+		b, err := MarshalStopOutput(reason)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(b)
+		return err
+	}
+	snap, err := s.Snapshot(ctx, lore.SnapshotOptions{Tokenizer: Tokenizer(), Fast: true})
+	if err != nil {
+		return err
+	}
 	budget := Budget(env.BudgetFlag, env.Getenv, s.Config)
 	seen := OpenSeen(s.Dir, hin.SessionID)
+	log := receipts.Open(s.Dir, hin.SessionID)
 	var r Rendered
+	ev := receipts.Event{Time: now.UTC()}
 	if hin.IsSessionStart() {
 		seen.Reset() // a new, cleared or compacted context holds none of it
-		v := BuildResume(ctx, snap, filepath.Dir(s.Dir))
+		v := BuildResume(ctx, snap, repoDir)
 		r = ResumeContext(v, budget, hin.Source == "compact", s.Config.Loop.Teach)
+		RememberStart(ctx, s.Dir, repoDir, hin.SessionID, now, hin.Source == "startup" || hin.Source == "clear")
+		ev.Event, ev.Marks = receipts.Start, marks(v.Records())
 	} else {
 		if hin.Prompt == "" {
 			return errors.New("no prompt in the hook input")
 		}
 		ix := NewIndex(snap, s.Config)
-		r = PromptContext(ix, s.Config, hin.Prompt, budget, now, seen)
+		var shown []*lore.Record
+		r, shown = promptContext(ix, s.Config, hin.Prompt, budget, now, seen)
 		seen.Add(r.Full)
+		ev.Event, ev.Marks = receipts.Prompt, marks(shown)
+		if r.Text == "" {
+			ev.Prompt = hin.Prompt
+		}
 	}
+	// The resume view's git, inbox and trigger entries are not records.
+	ev.Full, ev.Summary, ev.Chars = recordIDs(r.Full), recordIDs(r.Summary), len(r.Text)
+	log.Append(ev)
 	if r.Text == "" {
 		return errNothing
 	}
@@ -150,6 +190,10 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	}
 	_, err = out.Write(b)
 	return err
+}
+
+func recordIDs(ids []string) []string {
+	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !lore.ValidID(id) })
 }
 
 // errNothing is the quiet outcome: no record is relevant.

@@ -6,8 +6,9 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
+
+	"lore/lore"
 )
 
 // Seen remembers which records a session has already been shown whole, so
@@ -68,7 +69,7 @@ func (s *Seen) Add(ids []string) {
 	_, _ = f.WriteString(strings.Join(ids, "\n") + "\n")
 	f.Close()
 	if os.IsNotExist(statErr) {
-		prune(dir)
+		lore.PruneOldest(dir, maxSessions)
 	}
 }
 
@@ -79,26 +80,4 @@ func (s *Seen) Reset() {
 		_ = os.Remove(s.path)
 	}
 	s.ids = map[string]bool{}
-}
-
-// prune keeps the newest maxSessions session files.
-func prune(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) <= maxSessions {
-		return
-	}
-	type aged struct {
-		name string
-		mod  int64
-	}
-	var files []aged
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil {
-			files = append(files, aged{e.Name(), info.ModTime().UnixNano()})
-		}
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].mod > files[j].mod })
-	for _, f := range files[min(maxSessions, len(files)):] {
-		_ = os.Remove(filepath.Join(dir, f.name))
-	}
 }

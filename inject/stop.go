@@ -1,0 +1,193 @@
+package inject
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"lore/lore"
+	"lore/receipts"
+)
+
+// SessionStart is what lore remembers of a session's start, to tell at its
+// Stop whether the session changed the repository: HEAD and a fingerprint
+// of the working tree's changes. It lives beside the session's Seen file.
+type SessionStart struct {
+	Time  time.Time `json:"time"`
+	Head  string    `json:"head"`
+	Tree  string    `json:"tree"`
+	Asked bool      `json:"asked"` // lore already asked this session for a handoff
+}
+
+func startPath(storeDir, session string) string {
+	sum := sha256.Sum256([]byte(session))
+	return filepath.Join(storeDir, ".local", "sessions", hex.EncodeToString(sum[:12])+".start")
+}
+
+// RememberStart notes the repository's state as a session starts. A
+// compaction or a resumed session keeps the original start: the session
+// goes on.
+func RememberStart(ctx context.Context, storeDir, repoDir, session string, now time.Time, fresh bool) {
+	if session == "" {
+		return
+	}
+	path := startPath(storeDir, session)
+	if _, err := os.Stat(path); err == nil && !fresh {
+		return
+	}
+	head, tree := repoState(ctx, storeDir, repoDir)
+	saveStart(path, SessionStart{Time: now, Head: head, Tree: tree})
+}
+
+func saveStart(path string, st SessionStart) {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return
+	}
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	_ = lore.WriteAtomic(path, b)
+}
+
+// repoState is HEAD and a fingerprint of the working tree's changes: the
+// paths git reports as changed or untracked, with their size and mtime (so
+// further edits to a file that was already modified count too). The store
+// itself is left out: recording memory is not changing the code.
+func repoState(ctx context.Context, storeDir, repoDir string) (head, tree string) {
+	head, _ = gitCmd(ctx, repoDir, "rev-parse", "-q", "--verify", "HEAD")
+	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"}
+	if rel, err := filepath.Rel(repoDir, storeDir); err == nil && !strings.HasPrefix(rel, "..") {
+		args = append(args, "--", ".", ":(exclude)"+filepath.ToSlash(rel))
+	}
+	out, err := gitCmd(ctx, repoDir, args...)
+	if err != nil {
+		return strings.TrimSpace(head), ""
+	}
+	h := sha256.New()
+	for _, entry := range strings.Split(out, "\x00") {
+		if len(entry) < 4 {
+			continue
+		}
+		fmt.Fprintf(h, "%s\n", entry)
+		if info, err := os.Lstat(filepath.Join(repoDir, entry[3:])); err == nil {
+			fmt.Fprintf(h, "%d %d\n", info.Size(), info.ModTime().UnixNano())
+		}
+	}
+	return strings.TrimSpace(head), hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// AskHandoff is the reason lore gives an agent's first Stop when the
+// session changed the repository and recorded no handoff.
+const AskHandoff = `Before you stop: this session changed the repository and recorded no handoff in lore. ` +
+	`Record one for the next session: lore handoff "<what you did>" --next "<the next step>" [--blocked "<what blocks>"]. ` +
+	`If you made a decision worth keeping, also: lore remember "<decision>" --rationale "<why>". Then finish.`
+
+// stop answers a Stop (Claude Code, Codex), AfterAgent (Gemini CLI) or
+// SessionEnd: it records which injected records the agent used, then, once
+// a session, asks for a handoff if the session changed the repository
+// without recording one. It returns the reason to block with, or "".
+func stop(ctx context.Context, hin *HookInput, s *lore.Store, repoDir string) string {
+	log := receipts.Open(s.Dir, hin.SessionID)
+	recordUses(log, hin)
+	if hin.Event == EventSessionEnd || !s.Config.Loop.AskHandoff || hin.StopHookActive || hin.SessionID == "" {
+		return ""
+	}
+	path := startPath(s.Dir, hin.SessionID)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "" // no SessionStart seen (lore installed mid-session): nothing to compare with
+	}
+	var st SessionStart
+	if json.Unmarshal(data, &st) != nil || st.Asked {
+		return ""
+	}
+	if head, tree := repoState(ctx, s.Dir, repoDir); head == st.Head && tree == st.Tree {
+		return "" // nothing changed
+	}
+	if handoffSince(s.Dir, st.Time) {
+		return ""
+	}
+	st.Asked = true
+	saveStart(path, st)
+	log.Append(receipts.Event{Time: time.Now().UTC(), Event: receipts.Asked})
+	return AskHandoff
+}
+
+// recordUses decides which records shown in the session the agent used,
+// from its last message and the transcript, and notes the new ones.
+func recordUses(log *receipts.Log, hin *HookInput) {
+	evs := log.Events()
+	shown, used := receipts.Shown(evs)
+	for id := range used {
+		delete(shown, id)
+	}
+	if len(shown) == 0 {
+		return
+	}
+	act, _ := receipts.ReadTranscript(hin.TranscriptPath, 0)
+	if msg := hin.LastMessage(); msg != "" {
+		act.Texts = append(act.Texts, msg)
+	}
+	var words [][]string
+	for _, t := range act.Texts {
+		words = append(words, stems(t))
+	}
+	uses := receipts.Uses(shown, act, receipts.TextShingles(words))
+	if len(uses) > 0 {
+		log.Append(receipts.Event{Time: time.Now().UTC(), Event: receipts.Used, Uses: uses})
+	}
+}
+
+// marks are the distinctive phrases of records shown, for receipts.
+func marks(recs []*lore.Record) map[string][]uint32 {
+	out := map[string][]uint32{}
+	for _, r := range recs {
+		var fields [][]string
+		for _, f := range append([]string{r.Text}, bodyFields(r)...) {
+			if f != "" {
+				fields = append(fields, stems(f))
+			}
+		}
+		out[r.ID] = receipts.Shingles(fields)
+	}
+	return out
+}
+
+func stems(text string) []string {
+	var out []string
+	for _, t := range Tokens(text) {
+		out = append(out, t.Stem)
+	}
+	return out
+}
+
+// handoffSince reports a handoff recorded at or after t, reading only the
+// handoff shards written since.
+func handoffSince(storeDir string, t time.Time) bool {
+	months, _ := filepath.Glob(filepath.Join(storeDir, lore.Handoff.Dir(), "*"))
+	for _, m := range months {
+		files, _ := filepath.Glob(filepath.Join(m, "*"+lore.Handoff.Ext()))
+		for _, f := range files {
+			info, err := os.Stat(f)
+			if err != nil || info.ModTime().Before(t.Add(-time.Second)) {
+				continue
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			recs, _, _ := lore.ParseShard(f, data)
+			for _, r := range recs {
+				if r.Kind == lore.Handoff && !r.Created.Before(t) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
