@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -18,7 +19,7 @@ import (
 
 // ClaudeCodeVersion is the Claude Code release this test was written and
 // checked against; .ci/run installs exactly this one.
-const ClaudeCodeVersion = "2.1.329"
+const ClaudeCodeVersion = "2.1.330"
 
 // findClaude locates the claude CLI: $LORE_CLAUDE_BIN, or where .ci/run
 // installs it. Missing, the test fails under CI (which must install it) and
@@ -46,13 +47,30 @@ func findClaude(t *testing.T) string {
 }
 
 // mockAPI is a stand-in for the Anthropic Messages API on 127.0.0.1: it
-// answers every model call with a short text and records what it was sent.
+// records what it was sent and answers each model call with what script
+// says (a short text when there is no script), which can be a tool call
+// that Claude Code then runs.
 type mockAPI struct {
-	srv  *http.Server
-	url  string
-	mu   sync.Mutex
-	reqs []string // bodies of POST /v1/messages, in order
-	log  []string // every request line, for failure messages
+	srv    *http.Server
+	url    string
+	mu     sync.Mutex
+	reqs   []string // bodies of POST /v1/messages, in order
+	log    []string // every request line, for failure messages
+	script func(body string) reply
+}
+
+// reply is one model answer: text, or a call of tool with input.
+type reply struct {
+	text  string
+	tool  string
+	input map[string]any
+}
+
+// setScript makes the mock answer with script until the next call.
+func (m *mockAPI) setScript(script func(body string) reply) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.script = script
 }
 
 func newMockAPI(t *testing.T) *mockAPI {
@@ -81,34 +99,62 @@ func (m *mockAPI) serve(w http.ResponseWriter, r *http.Request) {
 		m.mu.Lock()
 		m.reqs = append(m.reqs, string(body))
 		m.mu.Unlock()
+		if dir := os.Getenv("LORE_E2E_DUMP"); dir != "" {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("req-%03d.json", m.count())), body, 0o644)
+		}
 		var req struct {
 			Model  string `json:"model"`
 			Stream bool   `json:"stream"`
 		}
 		json.Unmarshal(body, &req)
-		m.answer(w, req.Model, req.Stream, "Noted.")
+		m.mu.Lock()
+		script := m.script
+		m.mu.Unlock()
+		rep := reply{text: "Noted."}
+		if script != nil {
+			rep = script(string(body))
+		}
+		m.answer(w, req.Model, req.Stream, rep)
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{}`)
 	}
 }
 
-func (m *mockAPI) answer(w http.ResponseWriter, model string, stream bool, text string) {
+func (m *mockAPI) answer(w http.ResponseWriter, model string, stream bool, rep reply) {
 	usage := `{"input_tokens":100,"output_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}`
-	txt, _ := json.Marshal(text)
-	if !stream {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"msg_mock","type":"message","role":"assistant","model":%q,"content":[{"type":"text","text":%s}],"stop_reason":"end_turn","stop_sequence":null,"usage":%s}`, model, txt, usage)
-		return
+	block, stop := `{"type":"text","text":""}`, "end_turn"
+	var delta string
+	if rep.tool != "" {
+		m.mu.Lock()
+		id := fmt.Sprintf("toolu_mock_%d", len(m.reqs))
+		m.mu.Unlock()
+		in, _ := json.Marshal(rep.input)
+		partial, _ := json.Marshal(string(in))
+		block, stop = fmt.Sprintf(`{"type":"tool_use","id":%q,"name":%q,"input":{}}`, id, rep.tool), "tool_use"
+		delta = fmt.Sprintf(`{"type":"input_json_delta","partial_json":%s}`, partial)
+		if !stream {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"id":"msg_mock","type":"message","role":"assistant","model":%q,"content":[{"type":"tool_use","id":%q,"name":%q,"input":%s}],"stop_reason":"tool_use","stop_sequence":null,"usage":%s}`, model, id, rep.tool, in, usage)
+			return
+		}
+	} else {
+		txt, _ := json.Marshal(rep.text)
+		delta = fmt.Sprintf(`{"type":"text_delta","text":%s}`, txt)
+		if !stream {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"id":"msg_mock","type":"message","role":"assistant","model":%q,"content":[{"type":"text","text":%s}],"stop_reason":"end_turn","stop_sequence":null,"usage":%s}`, model, txt, usage)
+			return
+		}
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	events := []struct{ name, data string }{
 		{"message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_mock","type":"message","role":"assistant","model":%q,"content":[],"stop_reason":null,"stop_sequence":null,"usage":%s}}`, model, usage)},
-		{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
-		{"content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%s}}`, txt)},
+		{"content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":0,"content_block":%s}`, block)},
+		{"content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":%s}`, delta)},
 		{"content_block_stop", `{"type":"content_block_stop","index":0}`},
-		{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}`},
+		{"message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":5}}`, stop)},
 		{"message_stop", `{"type":"message_stop"}`},
 	}
 	flusher, _ := w.(http.Flusher)
@@ -118,6 +164,13 @@ func (m *mockAPI) answer(w http.ResponseWriter, model string, stream bool, text 
 			flusher.Flush()
 		}
 	}
+}
+
+// lastLog is the last few request lines, for failure messages.
+func (m *mockAPI) lastLog() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.log[max(0, len(m.log)-10):]
 }
 
 // since returns the message bodies received after the first n.
@@ -185,7 +238,9 @@ func TestClaudeCodeE2E(t *testing.T) {
 	run("git", "commit", "-qm", "lore")
 
 	api := newMockAPI(t)
-	claudeEnv := append(env, "ANTHROPIC_BASE_URL="+api.url, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key",
+	// lore on PATH: the agent runs it through Claude Code's Bash tool.
+	claudeEnv := append(env, "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"ANTHROPIC_BASE_URL="+api.url, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key",
 		"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
 	ask := func(part string, args ...string) []string {
 		t.Helper()
@@ -202,23 +257,31 @@ func TestClaudeCodeE2E(t *testing.T) {
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Fatalf("%s: claude %v: %v\n%s\nrequests seen: %v", part, args, err, out.String(), api.log)
+				t.Fatalf("%s: claude %v: %v\n%s\nrequests seen: %v", part, args, err, out.String(), api.lastLog())
 			}
 		case <-time.After(120 * time.Second):
 			cmd.Process.Kill()
-			t.Fatalf("%s: claude %v did not finish in 120s\n%s\nrequests seen: %v", part, args, out.String(), api.log)
+			t.Fatalf("%s: claude %v did not finish in 120s\n%s\nrequests seen: %v", part, args, out.String(), api.lastLog())
 		}
 		reqs := api.since(n)
 		if len(reqs) == 0 {
-			t.Fatalf("%s: claude sent no request to the mock API\n%s\nrequests seen: %v", part, out.String(), api.log)
+			t.Fatalf("%s: claude sent no request to the mock API\n%s\nrequests seen: %v", part, out.String(), api.lastLog())
 		}
 		return reqs
 	}
 	const session = "11111111-2222-4333-8444-555555555555"
 
 	// 1. A prompt about a stored decision: the decision in the prompt's
-	// block, the latest handoff in the session-start block.
+	// block, the latest handoff in the session-start block. The model's
+	// answer names the decision's ID, which makes it used (lore stats).
 	part := "prompt about a stored decision"
+	decID := regexp.MustCompile(`\[decision\] (dec-[0-9a-z]{8})`)
+	api.setScript(func(body string) reply {
+		if m := decID.FindStringSubmatch(body); m != nil {
+			return reply{text: "We follow " + m[1] + ": shards keep merges additive."}
+		}
+		return reply{text: "Noted."}
+	})
 	var prompt, start string
 	for _, r := range ask(part, "-p", "Why do we store records as JSONL shards?", "--session-id", session) {
 		if b := block(r, "auto-injected"); b != "" {
@@ -237,6 +300,7 @@ func TestClaudeCodeE2E(t *testing.T) {
 
 	// 2. An unrelated prompt in a new session: no prompt block at all.
 	part = "unrelated prompt"
+	api.setScript(nil)
 	for _, r := range ask(part, "-p", "Write a haiku about autumn leaves") {
 		if b := block(r, "auto-injected"); b != "" {
 			t.Errorf("%s: lore injected a block it should not have: %q", part, b)
@@ -255,5 +319,85 @@ func TestClaudeCodeE2E(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("%s: after /compact, no request carried lore's 'session resume after compaction' block (SessionStart source compact)", part)
+	}
+
+	// Sessions that changed nothing were never asked for a handoff.
+	for _, r := range api.since(0) {
+		if strings.Contains(r, "Stop hook feedback") {
+			t.Errorf("a session that changed nothing was asked at Stop: %q", r[max(0, strings.Index(r, "Stop hook feedback")-50):][:200])
+		}
+	}
+
+	// 4. The memory loop: a session that writes a file is asked at its
+	// first Stop to record a handoff; the model records one through Claude
+	// Code's Bash tool, and lore stays quiet at the Stop after.
+	part = "memory loop"
+	notes := filepath.Join(repo, "NOTES.md")
+	// Claude Code merges a turn's messages, so the script goes by what the
+	// conversation holds so far rather than by its last message.
+	api.setScript(func(body string) reply {
+		switch {
+		case strings.Contains(body, "Added NOTES.md with the setup notes"):
+			return reply{text: "Recorded the handoff."}
+		case strings.Contains(body, "recorded no handoff in lore"):
+			return reply{tool: "Bash", input: map[string]any{"command": `lore handoff "Added NOTES.md with the setup notes" --next "Link NOTES.md from the README"`, "description": "Record a handoff"}}
+		case strings.Contains(body, `"tool_result"`):
+			return reply{text: "Created NOTES.md."}
+		}
+		return reply{tool: "Write", input: map[string]any{"file_path": notes, "content": "# Notes\n"}}
+	})
+	var asked int
+	for _, r := range ask(part, "-p", "Add a NOTES.md file", "--permission-mode", "acceptEdits", "--allowedTools", "Bash(lore:*)") {
+		if strings.Contains(r, "Stop hook feedback") && strings.Contains(r, "recorded no handoff in lore") {
+			asked++
+		}
+	}
+	if _, err := os.Stat(notes); err != nil {
+		t.Errorf("%s: the mock's Write tool call did not create NOTES.md: %v", part, err)
+	}
+	if asked == 0 {
+		t.Errorf("%s: no request to the model carried lore's Stop reason asking for a handoff (Stop hook)", part)
+	}
+	if out := run(bin, "list", "handoff"); !strings.Contains(out, "Added NOTES.md with the setup notes") {
+		t.Errorf("%s: the handoff the model recorded through the Bash tool is not in .lore/: lore list handoff says\n%s", part, out)
+	}
+
+	// 5. The next session starts with that handoff; it changes nothing and
+	// is not asked.
+	part = "next session"
+	api.setScript(nil)
+	found = false
+	for _, r := range ask(part, "-p", "What should I do next?") {
+		if b := block(r, "session resume"); strings.Contains(b, "Added NOTES.md with the setup notes") && strings.Contains(b, "Link NOTES.md from the README") {
+			found = true
+		}
+		if strings.Contains(r, "Stop hook feedback") {
+			t.Errorf("%s: a session that changed nothing was asked for a handoff", part)
+		}
+	}
+	if !found {
+		t.Errorf("%s: the next session's SessionStart block does not carry the handoff recorded in the memory loop", part)
+	}
+
+	// 6. Receipts: the decision the model named in part 1 counts as used.
+	var stats struct {
+		Records []struct {
+			ID       string `json:"id"`
+			Injected int    `json:"injected"`
+			Used     int    `json:"used"`
+		} `json:"records"`
+	}
+	out := run(bin, "stats", "--json")
+	if err := json.Unmarshal([]byte(out), &stats); err != nil {
+		t.Fatalf("lore stats --json: %v\n%s", err, out)
+	}
+	used := false
+	for _, r := range stats.Records {
+		if strings.HasPrefix(r.ID, "dec-") && r.Used > 0 {
+			used = true
+		}
+	}
+	if !used {
+		t.Errorf("receipts: the decision the model named is not used in lore stats --json:\n%s", out)
 	}
 }
