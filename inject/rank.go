@@ -106,13 +106,13 @@ type Scored struct {
 	// Relevance is what the gate weighs: evidence × share. Evidence alone
 	// rises with every word matched; the share tells a record that matches
 	// what the prompt is about from one that shares a word or two of it.
-	Relevance float64 `json:"relevance"`
-	Kind     float64      `json:"kind_weight"`
-	Recency  float64      `json:"recency"`
-	Status   float64      `json:"status_factor"`
-	Matched  []string     `json:"matched"` // "prompt word → record word (how)"
-	Inject   bool         `json:"inject"`  // the relevance gate let it through
-	Why      string       `json:"why"`     // the gate's reason, in words
+	Relevance float64  `json:"relevance"`
+	Kind      float64  `json:"kind_weight"`
+	Recency   float64  `json:"recency"`
+	Status    float64  `json:"status_factor"`
+	Matched   []string `json:"matched"` // "prompt word → record word (how)"
+	Inject    bool     `json:"inject"`  // the relevance gate let it through
+	Why       string   `json:"why"`     // the gate's reason, in words
 }
 
 // Options tune one ranking.
@@ -348,7 +348,7 @@ const (
 	phraseCandidates = 50   // candidates decoded for phrase credit
 	relativeCut      = 0.5  // inject only within this share of the best score
 	recencyFloor     = 0.75 // an old record keeps this much of its weight
-	unseenWeight     = 0.5    // specificity of a prompt word no record holds
+	unseenWeight     = 0.5  // specificity of a prompt word no record holds
 	maxKeywords      = 64   // keywords of a prompt that count (one bit each)
 )
 
