@@ -19,7 +19,6 @@ import (
 // captureOptions holds every capture flag; each verb registers the ones it
 // takes, and capture registers them all and infers the kind.
 type captureOptions struct {
-	text         string
 	tags         []string
 	rationale    string
 	alternatives string

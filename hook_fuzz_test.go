@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,8 @@ import (
 )
 
 // FuzzHook feeds arbitrary bytes to hook mode: it must never panic, always
-// exit 0, and print nothing or exactly one valid hook answer.
+// exit 0, and print nothing or exactly one valid hook answer (a context
+// block, or a Stop hook's request to go on).
 func FuzzHook(f *testing.F) {
 	dir := f.TempDir()
 	if err := exec.Command("git", "init", "-q", dir).Run(); err != nil {
@@ -32,7 +34,13 @@ func FuzzHook(f *testing.F) {
 		}
 	}
 	cwd, _ := json.Marshal(dir)
+	transcript, _ := json.Marshal(filepath.Join(dir, "t.jsonl"))
+	os.WriteFile(filepath.Join(dir, "t.jsonl"), []byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"per dec-"}]}}`+"\n{broken\n"), 0o644)
 	for _, seed := range []string{
+		`{"session_id":"f","cwd":` + string(cwd) + `,"hook_event_name":"SessionStart","source":"startup"}`,
+		`{"session_id":"f","transcript_path":` + string(transcript) + `,"cwd":` + string(cwd) + `,"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Use JSONL for storage"}`,
+		`{"session_id":"f","transcript_path":` + string(cwd) + `,"cwd":` + string(cwd) + `,"hook_event_name":"AfterAgent","prompt_response":"x"}`,
+		`{"session_id":"f","transcript_path":"/dev/null","cwd":` + string(cwd) + `,"hook_event_name":"SessionEnd","reason":"other"}`,
 		`{"session_id":"s","cwd":` + string(cwd) + `,"hook_event_name":"UserPromptSubmit","prompt":"JSONL storage?"}`,
 		`{"cwd":` + string(cwd) + `,"hook_event_name":"SessionStart","source":"compact"}`,
 		`{"cwd":` + string(cwd) + `,"hook_event_name":"BeforeAgent","prompt":"deploy.sh DEPLOY_ENV"}`,
@@ -51,10 +59,19 @@ func FuzzHook(f *testing.F) {
 		if out.Len() == 0 {
 			return
 		}
-		var ans inject.HookOutput
+		var ans struct {
+			inject.HookOutput
+			inject.StopOutput
+		}
 		dec := json.NewDecoder(&out)
 		if err := dec.Decode(&ans); err != nil || dec.More() {
 			t.Fatalf("stdout is not one hook answer: %v %q", err, out.String())
+		}
+		if ans.Decision != "" {
+			if ans.Decision != "block" || ans.Reason != inject.AskHandoff {
+				t.Fatalf("bad stop answer: %q", out.String())
+			}
+			return
 		}
 		ctx := ans.HookSpecificOutput.AdditionalContext
 		if !strings.HasPrefix(ctx, "--- Lore Context (") || !strings.HasSuffix(ctx, "--- end lore context ---") || len(ctx) > inject.MaxChars {

@@ -164,7 +164,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		v := BuildResume(ctx, snap, repoDir)
 		r = ResumeContext(v, budget, hin.Source == "compact", s.Config.Loop.Teach)
 		RememberStart(ctx, s.Dir, repoDir, hin.SessionID, now, hin.Source == "startup" || hin.Source == "clear")
-		ev.Event, ev.Marks = receipts.Start, marks(v.Records())
+		ev.Event, ev.Marks = receipts.Start, Marks(v.Records())
 	} else {
 		if hin.Prompt == "" {
 			return errors.New("no prompt in the hook input")
@@ -173,7 +173,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		var shown []*lore.Record
 		r, shown = promptContext(ix, s.Config, hin.Prompt, budget, now, seen)
 		seen.Add(r.Full)
-		ev.Event, ev.Marks = receipts.Prompt, marks(shown)
+		ev.Event, ev.Marks = receipts.Prompt, Marks(shown)
 		if r.Text == "" {
 			ev.Prompt = hin.Prompt
 		}

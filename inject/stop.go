@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,12 +130,20 @@ func recordUses(log *receipts.Log, hin *HookInput) {
 	if len(shown) == 0 {
 		return
 	}
-	act, _ := receipts.ReadTranscript(hin.TranscriptPath, 0)
+	act := readTranscript(log, hin)
 	if msg := hin.LastMessage(); msg != "" {
 		act.Texts = append(act.Texts, msg)
 	}
+	// Restatement needs the words stemmed, which costs: only the newest
+	// restateChars of the agent's text are looked at.
 	var words [][]string
-	for _, t := range act.Texts {
+	budget := restateChars
+	for i := len(act.Texts) - 1; i >= 0 && budget > 0; i-- {
+		t := act.Texts[i]
+		if len(t) > budget {
+			t = t[len(t)-budget:]
+		}
+		budget -= len(t)
 		words = append(words, stems(t))
 	}
 	uses := receipts.Uses(shown, act, receipts.TextShingles(words))
@@ -143,8 +152,32 @@ func recordUses(log *receipts.Log, hin *HookInput) {
 	}
 }
 
-// marks are the distinctive phrases of records shown, for receipts.
-func marks(recs []*lore.Record) map[string][]uint32 {
+// restateChars bounds the agent's text searched for restated records.
+const restateChars = 64 << 10
+
+// readTranscript reads the transcript on from where the session's previous
+// Stop left off (remembered beside the receipt), so a long session costs
+// each Stop only its latest turn.
+func readTranscript(log *receipts.Log, hin *HookInput) receipts.Activity {
+	if hin.TranscriptPath == "" {
+		return receipts.Activity{}
+	}
+	mark := log.Path() + ".read"
+	from, _ := strconv.ParseInt(strings.TrimSpace(readSmall(mark)), 10, 64)
+	act, to := receipts.ReadTranscript(hin.TranscriptPath, from)
+	if to != from {
+		_ = lore.WriteAtomic(mark, []byte(strconv.FormatInt(to, 10)))
+	}
+	return act
+}
+
+func readSmall(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+// Marks are the distinctive phrases of records shown, for receipts.
+func Marks(recs []*lore.Record) map[string][]uint32 {
 	out := map[string][]uint32{}
 	for _, r := range recs {
 		var fields [][]string

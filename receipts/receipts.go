@@ -110,6 +110,9 @@ func (l *Log) Append(ev Event) {
 	f.Close()
 }
 
+// Path is the receipt's file ("" for a log that records nothing).
+func (l *Log) Path() string { return l.path }
+
 // Events reads the session's receipt; unreadable lines are skipped.
 func (l *Log) Events() []Event {
 	if l.path == "" {

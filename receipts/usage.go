@@ -20,9 +20,10 @@ type Activity struct {
 	Commands []string
 }
 
-// maxTranscript bounds how much of a transcript is read: the newest part,
-// where the session's latest turns are.
-const maxTranscript = 32 << 20
+// maxTranscript bounds how much of a transcript one Stop reads: the newest
+// part. Each Stop reads on from where the previous one left off, so this
+// only matters when lore first sees a long session (installed mid-session).
+const maxTranscript = 256 << 10
 
 // ReadTranscript reads the assistant's text and shell commands from a
 // Claude Code transcript (JSONL: one line per message block, assistant
