@@ -2,8 +2,6 @@ package inject
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,8 +30,7 @@ func OpenSeen(storeDir, sessionID string) *Seen {
 	if sessionID == "" {
 		return s
 	}
-	sum := sha256.Sum256([]byte(sessionID))
-	s.path = filepath.Join(storeDir, ".local", "sessions", hex.EncodeToString(sum[:12]))
+	s.path = filepath.Join(storeDir, ".local", "sessions", lore.SessionKey(sessionID))
 	f, err := os.Open(s.path)
 	if err != nil {
 		return s

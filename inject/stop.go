@@ -27,8 +27,7 @@ type SessionStart struct {
 }
 
 func startPath(storeDir, session string) string {
-	sum := sha256.Sum256([]byte(session))
-	return filepath.Join(storeDir, ".local", "sessions", hex.EncodeToString(sum[:12])+".start")
+	return filepath.Join(storeDir, ".local", "sessions", lore.SessionKey(session)+".start")
 }
 
 // RememberStart notes the repository's state as a session starts. A

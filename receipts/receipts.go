@@ -11,8 +11,6 @@ package receipts
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -73,8 +71,7 @@ func Open(storeDir, session string) *Log {
 	if session == "" {
 		return &Log{}
 	}
-	sum := sha256.Sum256([]byte(session))
-	return &Log{path: filepath.Join(Dir(storeDir), hex.EncodeToString(sum[:12])+".jsonl"), session: session}
+	return &Log{path: filepath.Join(Dir(storeDir), lore.SessionKey(session)+".jsonl"), session: session}
 }
 
 // Append adds ev as one line, written with a single write so concurrent

@@ -1,10 +1,20 @@
 package lore
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"sort"
 )
+
+// SessionKey names an agent session's files under .local/ (what it was
+// shown, how it started, its receipt): a hash, as session IDs come from
+// the host and may hold anything.
+func SessionKey(session string) string {
+	sum := sha256.Sum256([]byte(session))
+	return hex.EncodeToString(sum[:12])
+}
 
 // PruneOldest keeps the keep most recently modified files in dir and
 // removes the rest: for the per-session files under .local/, which must
