@@ -64,5 +64,9 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintln(e.stdout, inject.Sanitize(en.Full))
 	}
+	if s.Config.Loop.Teach {
+		fmt.Fprintln(e.stdout)
+		fmt.Fprintln(e.stdout, inject.Teach)
+	}
 	return nil
 }
