@@ -83,6 +83,7 @@ func commands() []command {
 		{"inbox", "observations: promote, dismiss", cmdInbox},
 		{"failures", "failures: triggers", cmdFailures},
 		{"hooks", "wire lore into Claude Code, Codex or Gemini CLI", cmdHooks},
+		{"mcp", "serve the memory to agents over MCP; install it into their config", cmdMCP},
 		{"export", "the memory as Markdown, for agents without hooks", cmdExport},
 		{"status", "records not yet committed or pushed, by kind", cmdStatus},
 		{"stats", "receipts: what lore injected, and what agents used", cmdStats},

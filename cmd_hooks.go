@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -140,15 +139,9 @@ func (e *env) hookTargets(fs *pflag.FlagSet, o hooksOptions, one bool) ([]hooks.
 
 func (e *env) installHooks(targets []hooks.Target, command string) error {
 	if command == "" {
-		bin, err := os.Executable()
+		bin, err := e.selfBinary()
 		if err != nil {
 			return err
-		}
-		if resolved, err := filepath.EvalSymlinks(bin); err == nil {
-			bin = resolved
-		}
-		if strings.Contains(bin, string(filepath.Separator)+"go-build") {
-			e.warn("this lore runs from 'go run', whose binary is temporary; install it (go install ./...) and run install again")
 		}
 		command = hooks.Command(bin)
 	}

@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"strings"
 
-	"lore/lore"
 )
 
 // Agent is a host lore can hook into.
@@ -212,47 +211,25 @@ func Status(t Target) ([]EventStatus, error) {
 // edit applies change to the file's "hooks" object and writes the file
 // atomically if anything changed. A malformed file is refused untouched.
 func (t Target) edit(change func(hooks *object) (bool, error), create bool) (bool, error) {
-	data, err := os.ReadFile(t.Path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		data = nil
-	case err != nil:
-		return false, err
-	}
-	root, err := parseSettings(data)
-	if err != nil {
-		return false, fmt.Errorf("%s: %v; fix or move it, lore has not changed it", t.Path, err)
-	}
-	hooks, err := hooksObject(root, t.Path)
-	if err != nil {
-		return false, err
-	}
-	changed, err := change(hooks)
-	if err != nil {
-		return false, fmt.Errorf("%s: %v; lore has not changed it", t.Path, err)
-	}
-	if !changed {
-		return false, nil
-	}
-	if len(hooks.keys) == 0 {
-		root.del("hooks")
-	} else {
-		root.set("hooks", mustJSON(hooks))
-	}
-	out, err := render(root)
-	if err != nil {
-		return false, err
-	}
-	dir := filepath.Dir(t.Path)
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		if !create || t.Scope == "user" {
-			return false, fmt.Errorf("%s does not exist: is %s installed? (or use --scope project)", dir, t.Agent.Title)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+	return editJSON(t.Path, create && t.Scope != "user", t.Agent.Title, func(root *object) (bool, error) {
+		hooks, err := hooksObject(root, t.Path)
+		if err != nil {
 			return false, err
 		}
-	}
-	return true, lore.WriteAtomic(t.Path, out)
+		changed, err := change(hooks)
+		if err != nil {
+			return false, fmt.Errorf("%s: %v; lore has not changed it", t.Path, err)
+		}
+		if !changed {
+			return false, nil
+		}
+		if len(hooks.keys) == 0 {
+			root.del("hooks")
+		} else {
+			root.set("hooks", mustJSON(hooks))
+		}
+		return true, nil
+	})
 }
 
 func hooksObject(root *object, path string) (*object, error) {

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"lore/hooks"
+	"lore/lore"
+)
+
+// mcpConfig runs lore mcp install, uninstall and status.
+func (e *env) mcpConfig(verb string, args []string) error {
+	var agent, scope, command string
+	var asJSON bool
+	fs := newFlags("mcp " + verb)
+	fs.StringVar(&agent, "agent", "", "claude, cursor, codex, gemini or vscode (install: default claude)")
+	fs.StringVar(&scope, "scope", "", "project or user (install: default project)")
+	switch verb {
+	case "install":
+		fs.StringVar(&command, "command", "", "the lore binary the agent runs (default: this binary's absolute path)")
+	case "status":
+		fs.BoolVar(&asJSON, "json", false, "print JSON")
+	}
+	if err := e.parse(fs, mcpHelp, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("run 'lore mcp --help'", "mcp %s takes no arguments", verb)
+	}
+	targets, err := e.mcpTargets(agent, scope, verb != "status")
+	if err != nil {
+		return err
+	}
+	switch verb {
+	case "install":
+		if command == "" {
+			if command, err = e.selfBinary(); err != nil {
+				return err
+			}
+		}
+		for _, t := range targets {
+			changed, err := hooks.InstallMCP(t, command)
+			if err != nil {
+				return err
+			}
+			if changed {
+				fmt.Fprintf(e.stdout, "installed lore's MCP server for %s in %s: %s %s\n", t.Host.Title, e.rel(t.Path), command, strings.Join(hooks.ServeArgs, " "))
+			} else {
+				fmt.Fprintf(e.stdout, "lore's MCP server for %s is already in %s\n", t.Host.Title, e.rel(t.Path))
+			}
+		}
+	case "uninstall":
+		for _, t := range targets {
+			changed, err := hooks.UninstallMCP(t)
+			if err != nil {
+				return err
+			}
+			if changed {
+				fmt.Fprintf(e.stdout, "removed lore's MCP server for %s from %s\n", t.Host.Title, e.rel(t.Path))
+			} else {
+				fmt.Fprintf(e.stdout, "lore's MCP server for %s is not in %s\n", t.Host.Title, e.rel(t.Path))
+			}
+		}
+	case "status":
+		return e.mcpStatus(targets, asJSON)
+	}
+	return nil
+}
+
+// mcpTargets resolves --agent and --scope; with one (install, uninstall)
+// they default to claude and project, else every agent and scope.
+func (e *env) mcpTargets(agent, scope string, one bool) ([]hooks.MCPTarget, error) {
+	hosts := hooks.MCPHosts()
+	if agent != "" || one {
+		if agent == "" {
+			agent = "claude"
+		}
+		h, err := hooks.FindMCPHost(agent)
+		if err != nil {
+			return nil, usageError("", "mcp: %v", err)
+		}
+		hosts = []hooks.MCPHost{h}
+	}
+	scopes := []string{"project", "user"}
+	if scope != "" || one {
+		if scope == "" {
+			scope = "project"
+		}
+		if scope != "project" && scope != "user" {
+			return nil, usageError("", "mcp: unknown scope %q (want project or user)", scope)
+		}
+		scopes = []string{scope}
+	}
+	root, _ := lore.RepoRoot(e.cwd)
+	home := e.getenv("HOME")
+	if home == "" {
+		home = e.getenv("USERPROFILE")
+	}
+	var out []hooks.MCPTarget
+	for _, h := range hosts {
+		for _, sc := range scopes {
+			t, err := hooks.NewMCPTarget(h, sc, root, home, e.getenv("CODEX_HOME"))
+			if err != nil {
+				if one {
+					return nil, err
+				}
+				continue // status skips what cannot exist here
+			}
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+type mcpState struct {
+	Agent   string `json:"agent"`
+	Scope   string `json:"scope"`
+	File    string `json:"file"`
+	State   string `json:"state"` // installed, not installed, broken
+	Command string `json:"command,omitempty"`
+	Problem string `json:"problem,omitempty"`
+}
+
+func (e *env) mcpStatus(targets []hooks.MCPTarget, asJSON bool) error {
+	var states []mcpState
+	for _, t := range targets {
+		st := mcpState{Agent: t.Host.Name, Scope: t.Scope, File: t.Path, State: "not installed"}
+		entry, err := hooks.MCPStatus(t)
+		switch {
+		case err != nil:
+			st.State, st.Problem = "broken", err.Error()
+		case entry != nil:
+			st.Command = entry.Command + " " + strings.Join(entry.Args, " ")
+			if ok, why := entry.Installed(); ok {
+				st.State = "installed"
+			} else {
+				st.State, st.Problem = "broken", why
+			}
+		}
+		states = append(states, st)
+	}
+	if asJSON {
+		return e.printJSON(states)
+	}
+	for _, st := range states {
+		line := fmt.Sprintf("%-7s %-8s %-14s %s", st.Agent, st.Scope, st.State, e.rel(st.File))
+		if st.Command != "" {
+			line += ": " + st.Command
+		}
+		if st.Problem != "" {
+			line += " (" + st.Problem + ")"
+		}
+		fmt.Fprintln(e.stdout, line)
+	}
+	return nil
+}
+
+// selfBinary is the absolute path of this lore, for configurations that
+// run it: agents often start servers and hooks with a minimal PATH.
+func (e *env) selfBinary() (string, error) {
+	bin, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if resolved, err := filepath.EvalSymlinks(bin); err == nil {
+		bin = resolved
+	}
+	if strings.Contains(bin, string(filepath.Separator)+"go-build") {
+		e.warn("this lore runs from 'go run', whose binary is temporary; install it (go install ./...) and run install again")
+	}
+	return bin, nil
+}

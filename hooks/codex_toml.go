@@ -1,0 +1,103 @@
+package hooks
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"lore/lore"
+)
+
+// Codex keeps MCP servers in config.toml, a file people write by hand with
+// comments. lore edits it as text, touching only its own [mcp_servers.lore]
+// table (and any subtable of it), and checks that the result still parses.
+
+var loreTable = regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*"?lore"?\s*(\.[^\]]*)?\]\s*(#.*)?$`)
+var anyTable = regexp.MustCompile(`^\s*\[`)
+
+// editCodexTOML sets lore's table to entry (nil: removes it).
+func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, err
+	}
+	cur, err := codexEntry(path, data)
+	if err != nil {
+		return false, fmt.Errorf("%v; fix or move it, lore has not changed it", err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	start, end := -1, len(lines)
+	for i, l := range lines {
+		switch {
+		case loreTable.MatchString(l) && start < 0:
+			start = i
+		case start >= 0 && anyTable.MatchString(l) && !loreTable.MatchString(l):
+			end = i
+		}
+		if start >= 0 && end < len(lines) {
+			break
+		}
+	}
+	if cur != nil && start < 0 {
+		return false, fmt.Errorf("%s: mcp_servers.lore is written in a form lore does not edit (not as a [mcp_servers.lore] table); lore has not changed it", path)
+	}
+	var out string
+	switch {
+	case entry == nil && start < 0:
+		return false, nil
+	case entry == nil:
+		out = strings.Join(lines[:start], "") + strings.Join(lines[end:], "")
+	default:
+		if cur != nil && cur.Command == entry.Command && strings.Join(cur.Args, "\x00") == strings.Join(entry.Args, "\x00") {
+			return false, nil
+		}
+		var args []string
+		for _, a := range entry.Args {
+			args = append(args, strconv.Quote(a))
+		}
+		table := fmt.Sprintf("[mcp_servers.lore]\ncommand = %s\nargs = [%s]\n", strconv.Quote(entry.Command), strings.Join(args, ", "))
+		if start >= 0 {
+			out = strings.Join(lines[:start], "") + table + strings.Join(lines[end:], "")
+		} else {
+			before := string(data)
+			if before != "" && !strings.HasSuffix(before, "\n") {
+				before += "\n"
+			}
+			if before != "" {
+				before += "\n"
+			}
+			out = before + table
+		}
+	}
+	if _, err := codexEntry(path, []byte(out)); err != nil {
+		return false, fmt.Errorf("%s: lore's edit would not parse (%v); lore has not changed it", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, err
+	}
+	return true, lore.WriteAtomic(path, []byte(out))
+}
+
+// codexEntry reads mcp_servers.lore from a config.toml's content.
+func codexEntry(path string, data []byte) (*MCPEntry, error) {
+	var cfg struct {
+		MCPServers map[string]MCPEntry `toml:"mcp_servers"`
+	}
+	if _, err := toml.Decode(string(data), &cfg); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s:%d: not valid TOML: %s", path, pe.Position.Line, pe.Message)
+		}
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if e, ok := cfg.MCPServers[MCPServerName]; ok {
+		return &e, nil
+	}
+	return nil, nil
+}

@@ -1,0 +1,259 @@
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"lore/lore"
+)
+
+// MCPHost is an agent whose MCP configuration lore can add its server to.
+// The formats, each from the host's documentation:
+//   - Claude Code ("Connect Claude Code to tools via MCP"): project scope
+//     .mcp.json, user scope ~/.claude.json, both {"mcpServers": {name:
+//     {"command", "args", "env"}}}.
+//   - Cursor ("Model Context Protocol"): .cursor/mcp.json in the project or
+//     the home directory, {"mcpServers": {name: {"command", "args"}}}.
+//   - Codex CLI (docs/config.md, "mcp_servers"): [mcp_servers.<name>] with
+//     command and args in config.toml: $CODEX_HOME/config.toml (default
+//     ~/.codex), or .codex/config.toml in a trusted project.
+//   - Gemini CLI (docs/tools/mcp-server.md): "mcpServers" in
+//     .gemini/settings.json (project or home), {"command", "args"}.
+//   - VS Code ("Use MCP servers in VS Code"): .vscode/mcp.json, {"servers":
+//     {name: {"type": "stdio", "command", "args"}}}; the user profile's
+//     mcp.json for user scope.
+type MCPHost struct {
+	Name, Title string
+	ProjectFile string // relative to the repository root
+	UserFile    string // relative to the home directory ("" for Codex: $CODEX_HOME)
+	Key         string // the JSON object that holds the servers
+	TOML        bool   // Codex's config.toml
+	Typed       bool   // entries say "type": "stdio"
+}
+
+// MCPServerName is the name lore's server is registered under.
+const MCPServerName = "lore"
+
+// MCPHosts lists the agents lore mcp install knows.
+func MCPHosts() []MCPHost {
+	return []MCPHost{
+		{Name: "claude", Title: "Claude Code", ProjectFile: ".mcp.json", UserFile: ".claude.json", Key: "mcpServers"},
+		{Name: "cursor", Title: "Cursor", ProjectFile: ".cursor/mcp.json", UserFile: ".cursor/mcp.json", Key: "mcpServers"},
+		{Name: "codex", Title: "Codex CLI", ProjectFile: ".codex/config.toml", TOML: true},
+		{Name: "gemini", Title: "Gemini CLI", ProjectFile: ".gemini/settings.json", UserFile: ".gemini/settings.json", Key: "mcpServers"},
+		{Name: "vscode", Title: "VS Code", ProjectFile: ".vscode/mcp.json", UserFile: ".config/Code/User/mcp.json", Key: "servers", Typed: true},
+	}
+}
+
+// FindMCPHost returns the host called name.
+func FindMCPHost(name string) (MCPHost, error) {
+	var names []string
+	for _, h := range MCPHosts() {
+		if h.Name == name {
+			return h, nil
+		}
+		names = append(names, h.Name)
+	}
+	return MCPHost{}, fmt.Errorf("unknown agent %q (want %s)", name, strings.Join(names, ", "))
+}
+
+// MCPTarget is one MCP configuration file: a host at a scope.
+type MCPTarget struct {
+	Host  MCPHost
+	Scope string
+	Path  string
+}
+
+// NewMCPTarget places host's configuration for scope. Codex's user scope
+// is $CODEX_HOME (codexHome, "" for ~/.codex), which must exist.
+func NewMCPTarget(h MCPHost, scope, repoRoot, home, codexHome string) (MCPTarget, error) {
+	switch scope {
+	case "project":
+		if repoRoot == "" {
+			return MCPTarget{}, errors.New("project scope needs a git repository; run inside one, or use --scope user")
+		}
+		return MCPTarget{h, scope, filepath.Join(repoRoot, h.ProjectFile)}, nil
+	case "user":
+		if h.TOML {
+			if codexHome == "" {
+				if home == "" {
+					return MCPTarget{}, errors.New("user scope needs a home directory ($HOME is not set)")
+				}
+				codexHome = filepath.Join(home, ".codex")
+			}
+			if info, err := os.Stat(codexHome); err != nil || !info.IsDir() {
+				return MCPTarget{}, fmt.Errorf("%s does not exist: is Codex CLI installed? (CODEX_HOME names its directory)", codexHome)
+			}
+			return MCPTarget{h, scope, filepath.Join(codexHome, "config.toml")}, nil
+		}
+		if home == "" {
+			return MCPTarget{}, errors.New("user scope needs a home directory ($HOME is not set)")
+		}
+		return MCPTarget{h, scope, filepath.Join(home, h.UserFile)}, nil
+	}
+	return MCPTarget{}, fmt.Errorf("unknown scope %q (want project or user)", scope)
+}
+
+// MCPEntry is lore's server as a host runs it.
+type MCPEntry struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+}
+
+// ServeArgs are the arguments that make lore an MCP server.
+var ServeArgs = []string{"mcp"}
+
+// InstallMCP writes lore's server entry (binary, ServeArgs) into t, or
+// updates it; it reports whether the file changed.
+func InstallMCP(t MCPTarget, binary string) (bool, error) {
+	if t.Host.TOML {
+		return editCodexTOML(t.Path, &MCPEntry{binary, ServeArgs})
+	}
+	entry := newObject()
+	if t.Host.Typed {
+		entry.set("type", mustJSON("stdio"))
+	}
+	entry.set("command", mustJSON(binary))
+	entry.set("args", mustJSON(ServeArgs))
+	return editJSON(t.Path, t.Scope == "project", t.Host.Title, func(root *object) (bool, error) {
+		servers, err := childObject(root, t.Host.Key, t.Path)
+		if err != nil {
+			return false, err
+		}
+		want := mustJSON(entry)
+		if cur, ok := servers.get(MCPServerName); ok && sameJSON(cur, want) {
+			return false, nil
+		}
+		servers.set(MCPServerName, want)
+		root.set(t.Host.Key, mustJSON(servers))
+		return true, nil
+	})
+}
+
+// UninstallMCP removes lore's server entry, and the servers object if it
+// leaves it empty.
+func UninstallMCP(t MCPTarget) (bool, error) {
+	if _, err := os.Stat(t.Path); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if t.Host.TOML {
+		return editCodexTOML(t.Path, nil)
+	}
+	return editJSON(t.Path, false, t.Host.Title, func(root *object) (bool, error) {
+		servers, err := childObject(root, t.Host.Key, t.Path)
+		if err != nil {
+			return false, err
+		}
+		if _, ok := servers.get(MCPServerName); !ok {
+			return false, nil
+		}
+		servers.del(MCPServerName)
+		if len(servers.keys) == 0 {
+			root.del(t.Host.Key)
+		} else {
+			root.set(t.Host.Key, mustJSON(servers))
+		}
+		return true, nil
+	})
+}
+
+// MCPStatus reads lore's entry in t: nil if there is none.
+func MCPStatus(t MCPTarget) (*MCPEntry, error) {
+	data, err := os.ReadFile(t.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.Host.TOML {
+		return codexEntry(t.Path, data)
+	}
+	root, err := parseSettings(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", t.Path, err)
+	}
+	servers, err := childObject(root, t.Host.Key, t.Path)
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := servers.get(MCPServerName)
+	if !ok {
+		return nil, nil
+	}
+	var e MCPEntry
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return nil, fmt.Errorf("%s: %q.%s is %s, not a server entry", t.Path, t.Host.Key, MCPServerName, kindOf(raw))
+	}
+	return &e, nil
+}
+
+// Installed reports whether e is lore's server run by an existing binary.
+func (e *MCPEntry) Installed() (ok bool, why string) {
+	if !slices.Equal(e.Args, ServeArgs) {
+		return false, fmt.Sprintf("runs %s %s, not lore mcp", e.Command, strings.Join(e.Args, " "))
+	}
+	if filepath.IsAbs(e.Command) {
+		if _, err := os.Stat(e.Command); err != nil {
+			return false, e.Command + " no longer exists"
+		}
+	}
+	return true, ""
+}
+
+func childObject(root *object, key, path string) (*object, error) {
+	raw, ok := root.get(key)
+	if !ok {
+		return newObject(), nil
+	}
+	o := newObject()
+	if err := json.Unmarshal(raw, o); err != nil {
+		return nil, fmt.Errorf("%s: %q is %s, not an object; lore has not changed it", path, key, kindOf(raw))
+	}
+	return o, nil
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && fmt.Sprint(x) == fmt.Sprint(y)
+}
+
+// editJSON applies change to the JSON object in path and writes the file
+// atomically if anything changed. A malformed file is refused untouched;
+// a missing directory is created only when create allows it.
+func editJSON(path string, create bool, title string, change func(root *object) (bool, error)) (bool, error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		data = nil
+	case err != nil:
+		return false, err
+	}
+	root, err := parseSettings(data)
+	if err != nil {
+		return false, fmt.Errorf("%s: %v; fix or move it, lore has not changed it", path, err)
+	}
+	changed, err := change(root)
+	if err != nil || !changed {
+		return false, err
+	}
+	out, err := render(root)
+	if err != nil {
+		return false, err
+	}
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		if !create {
+			return false, fmt.Errorf("%s does not exist: is %s installed? (or use --scope project)", dir, title)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return false, err
+		}
+	}
+	return true, lore.WriteAtomic(path, out)
+}
