@@ -42,6 +42,16 @@ type env struct {
 	cwd            string
 	dir            string      // --dir, if given
 	store          *lore.Store // the store the command opened, if any
+	// collect, when set, receives what a command would print with --json
+	// while it prints its text: lore mcp answers with both from one run.
+	collect func(v any)
+}
+
+// structured hands v (the command's --json value) to collect, if set.
+func (e *env) structured(v any) {
+	if e.collect != nil {
+		e.collect(v)
+	}
 }
 
 // cliError carries an exit code and an optional hint to run().

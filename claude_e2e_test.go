@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -184,6 +185,53 @@ func (m *mockAPI) count() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.reqs)
+}
+
+// toolUses lists the tools the assistant called in a Messages API request.
+func toolUses(body string) []string {
+	var names []string
+	for _, b := range contentBlocks(body, "assistant") {
+		if b.Type == "tool_use" {
+			names = append(names, b.Name)
+		}
+	}
+	return names
+}
+
+// toolResults joins the content of the tool results in a request.
+func toolResults(body string) string {
+	var out strings.Builder
+	for _, b := range contentBlocks(body, "user") {
+		if b.Type == "tool_result" {
+			out.Write(b.Content)
+		}
+	}
+	return out.String()
+}
+
+type contentBlock struct {
+	Type    string          `json:"type"`
+	Name    string          `json:"name"`
+	Content json.RawMessage `json:"content"`
+}
+
+// contentBlocks are the blocks of a request's messages from role.
+func contentBlocks(body, role string) []contentBlock {
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal([]byte(body), &req)
+	var out []contentBlock
+	for _, m := range req.Messages {
+		var blocks []contentBlock
+		if m.Role == role && json.Unmarshal(m.Content, &blocks) == nil {
+			out = append(out, blocks...)
+		}
+	}
+	return out
 }
 
 // block returns lore's block with the given header prefix from a request
@@ -377,6 +425,31 @@ func TestClaudeCodeE2E(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("%s: the next session's SessionStart block does not carry the handoff recorded in the memory loop", part)
+	}
+
+	// 7. MCP: lore mcp install writes .mcp.json. Claude Code defers MCP
+	// tools, so the model first selects lore's search with ToolSearch, then
+	// calls it; the tool result carries the stored decision.
+	part = "mcp"
+	run(bin, "mcp", "install")
+	api.setScript(func(body string) reply {
+		used := toolUses(body)
+		switch {
+		case slices.Contains(used, "mcp__lore__search"):
+			return reply{text: "We store records as JSONL shards."}
+		case slices.Contains(used, "ToolSearch"):
+			return reply{tool: "mcp__lore__search", input: map[string]any{"query": "storage format JSONL shards"}}
+		}
+		return reply{tool: "ToolSearch", input: map[string]any{"query": "select:mcp__lore__search", "max_results": 5}}
+	})
+	found = false
+	for _, r := range ask(part, "-p", "Which storage format did we choose? Look it up in lore.", "--mcp-config", ".mcp.json", "--allowedTools", "mcp__lore__search") {
+		if res := toolResults(r); strings.Contains(res, "Store records as append-only JSONL shards") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("%s: no request carried a tool_result of mcp__lore__search with the stored decision (lore mcp install, --mcp-config .mcp.json)", part)
 	}
 
 	// 6. Receipts: the decision the model named in part 1 counts as used.

@@ -105,22 +105,12 @@ func (e *env) hookTargets(fs *pflag.FlagSet, o hooksOptions, one bool) ([]hooks.
 		}
 		agents = []hooks.Agent{a}
 	}
-	scopes := []string{"project", "user"}
-	if o.scope != "" || one {
-		s := o.scope
-		if s == "" {
-			s = "project"
-		}
-		if s != "project" && s != "user" {
-			return nil, usageError("", "hooks: unknown scope %q (want project or user)", s)
-		}
-		scopes = []string{s}
+	scopes, err := chooseScopes("hooks", o.scope, one)
+	if err != nil {
+		return nil, err
 	}
 	root, _ := lore.RepoRoot(e.cwd)
-	home := e.getenv("HOME")
-	if home == "" {
-		home = e.getenv("USERPROFILE")
-	}
+	home := e.home()
 	var out []hooks.Target
 	for _, a := range agents {
 		for _, s := range scopes {
@@ -135,6 +125,29 @@ func (e *env) hookTargets(fs *pflag.FlagSet, o hooksOptions, one bool) ([]hooks.
 		}
 	}
 	return out, nil
+}
+
+// chooseScopes resolves --scope: the one given, or project when one scope
+// is wanted (install, uninstall), else both (status).
+func chooseScopes(cmd, scope string, one bool) ([]string, error) {
+	if scope == "" && !one {
+		return []string{"project", "user"}, nil
+	}
+	if scope == "" {
+		scope = "project"
+	}
+	if scope != "project" && scope != "user" {
+		return nil, usageError("", "%s: unknown scope %q (want project or user)", cmd, scope)
+	}
+	return []string{scope}, nil
+}
+
+// home is the user's home directory, from the command's environment.
+func (e *env) home() string {
+	if h := e.getenv("HOME"); h != "" {
+		return h
+	}
+	return e.getenv("USERPROFILE")
 }
 
 func (e *env) installHooks(targets []hooks.Target, command string) error {

@@ -278,21 +278,24 @@ func tagArgs(verb string, tags []string) []string {
 }
 
 // runCLI runs a lore command in process with its own streams; a failure
-// comes back as the CLI's one-line error.
-func (e *env) runCLI(args ...string) (string, error) {
+// comes back as the CLI's one-line error. A command that hands over its
+// --json value while printing text (env.structured) returns it too.
+func (e *env) runCLI(args ...string) (string, any, error) {
 	var out, errb bytes.Buffer
-	ce := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: e.getenv, cwd: e.cwd, dir: e.dir}
+	var js any
+	ce := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: e.getenv, cwd: e.cwd, dir: e.dir,
+		collect: func(v any) { js = v }}
 	if ce.main(args) != exitOK {
 		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
-		return "", fmt.Errorf("%s", msg)
+		return "", nil, fmt.Errorf("%s", msg)
 	}
-	return out.String(), nil
+	return out.String(), js, nil
 }
 
 // tool answers a read tool: the CLI's text, and with structured, its JSON
 // as structured content.
 func (e *env) tool(_ context.Context, structured bool, args ...string) (*mcp.CallToolResult, any, error) {
-	text, err := e.runCLI(args...)
+	text, v, err := e.runCLI(args...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -300,16 +303,22 @@ func (e *env) tool(_ context.Context, structured bool, args ...string) (*mcp.Cal
 		text = "nothing matches"
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-	if structured {
-		if js, err := e.runCLI(append([]string{args[0], "--json"}, args[1:]...)...); err == nil {
-			var v any
-			if json.Unmarshal([]byte(js), &v) == nil {
-				if _, isObject := v.(map[string]any); !isObject {
-					v = map[string]any{"results": v}
-				}
-				res.StructuredContent = v
-			}
+	if structured && v == nil {
+		// The command does not hand over its JSON: ask for it.
+		js, _, err := e.runCLI(append([]string{args[0], "--json"}, args[1:]...)...)
+		if err == nil && json.Unmarshal([]byte(js), &v) != nil {
+			v = nil
 		}
+	}
+	if v != nil {
+		// Structured content is an object; a list goes under "results".
+		b, _ := json.Marshal(v)
+		var obj any
+		json.Unmarshal(b, &obj)
+		if _, isObject := obj.(map[string]any); !isObject {
+			obj = map[string]any{"results": obj}
+		}
+		res.StructuredContent = obj
 	}
 	return res, nil, nil
 }
@@ -317,7 +326,7 @@ func (e *env) tool(_ context.Context, structured bool, args ...string) (*mcp.Cal
 // capture answers a capture tool: the new record's ID, as text and as
 // structured content.
 func (e *env) capture(_ context.Context, args ...string) (*mcp.CallToolResult, captured, error) {
-	out, err := e.runCLI(args...)
+	out, _, err := e.runCLI(args...)
 	if err != nil {
 		return nil, captured{}, err
 	}

@@ -83,21 +83,12 @@ func (e *env) mcpTargets(agent, scope string, one bool) ([]hooks.MCPTarget, erro
 		}
 		hosts = []hooks.MCPHost{h}
 	}
-	scopes := []string{"project", "user"}
-	if scope != "" || one {
-		if scope == "" {
-			scope = "project"
-		}
-		if scope != "project" && scope != "user" {
-			return nil, usageError("", "mcp: unknown scope %q (want project or user)", scope)
-		}
-		scopes = []string{scope}
+	scopes, err := chooseScopes("mcp", scope, one)
+	if err != nil {
+		return nil, err
 	}
 	root, _ := lore.RepoRoot(e.cwd)
-	home := e.getenv("HOME")
-	if home == "" {
-		home = e.getenv("USERPROFILE")
-	}
+	home := e.home()
 	var out []hooks.MCPTarget
 	for _, h := range hosts {
 		for _, sc := range scopes {

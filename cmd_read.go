@@ -181,13 +181,14 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	}
 	ix := inject.NewIndex(snap, s.Config)
 	res := ix.Rank(query, inject.Options{Now: s.Clock(), MinEvidence: searchMinEvidence, Kinds: kinds, Limit: max(*limit, 0)})
+	out := make([]map[string]any, 0, len(res))
+	for _, sc := range res {
+		out = append(out, map[string]any{"record": recordJSON(sc.Rec), "score": sc})
+	}
 	if *asJSON {
-		out := make([]map[string]any, 0, len(res))
-		for _, sc := range res {
-			out = append(out, map[string]any{"record": recordJSON(sc.Rec), "score": sc})
-		}
 		return e.printJSON(out)
 	}
+	e.structured(out)
 	if len(res) == 0 {
 		fmt.Fprintf(e.stderr, "lore: nothing matches %q\n", query)
 		return nil

@@ -52,6 +52,9 @@ func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
 	case entry == nil && start < 0:
 		return false, nil
 	case entry == nil:
+		if start > 0 && end == len(lines) && strings.TrimSpace(lines[start-1]) == "" {
+			start-- // the blank line install put before the table
+		}
 		out = strings.Join(lines[:start], "") + strings.Join(lines[end:], "")
 	default:
 		if cur != nil && cur.Command == entry.Command && strings.Join(cur.Args, "\x00") == strings.Join(entry.Args, "\x00") {

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mcpClient drives a lore mcp process over stdio, one JSON-RPC line at a
+// time.
+type mcpClient struct {
+	t    *testing.T
+	in   io.WriteCloser
+	out  *bufio.Reader
+	cmd  *exec.Cmd
+	next int
+}
+
+func startMCP(t *testing.T, bin, dir string, args ...string) *mcpClient {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"mcp"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LORE_DIR=", "NO_COLOR=1")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &mcpClient{t: t, in: in, out: bufio.NewReader(out), cmd: cmd}
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	return c
+}
+
+// rpc sends a request and returns the response with its id (a line the
+// server answers with "id": null comes first when raw is bad).
+func (c *mcpClient) rpc(method string, params any) map[string]any {
+	c.t.Helper()
+	c.next++
+	id := c.next
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return c.send(string(b), float64(id))
+}
+
+func (c *mcpClient) send(line string, id any) map[string]any {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		c.t.Fatalf("write: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		l, err := c.out.ReadString('\n')
+		if err != nil {
+			c.t.Fatalf("the server closed its output after %q: %v", line, err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			c.t.Fatalf("not JSON from the server: %q", l)
+		}
+		if m["id"] == id {
+			return m
+		}
+	}
+	c.t.Fatalf("no answer to %q", line)
+	return nil
+}
+
+func (c *mcpClient) call(tool string, args map[string]any) (text string, isError bool, structured any) {
+	c.t.Helper()
+	res := c.rpc("tools/call", map[string]any{"name": tool, "arguments": args})
+	r, ok := res["result"].(map[string]any)
+	if !ok {
+		c.t.Fatalf("tools/call %s: no result: %v", tool, res)
+	}
+	for _, ct := range r["content"].([]any) {
+		text += ct.(map[string]any)["text"].(string)
+	}
+	isError, _ = r["isError"].(bool)
+	return text, isError, r["structuredContent"]
+}
+
+func buildLore(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "lore")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestMCPProtocol drives lore mcp as an MCP client would: initialize,
+// tools/list, every tool, bad calls and bad lines, a capture that lands in
+// .lore/, and a record written by another process seen without a restart.
+func TestMCPProtocol(t *testing.T) {
+	bin := buildLore(t)
+	repo := t.TempDir()
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ada\n\temail = ada@example.com\n"), 0o644)
+	t.Setenv("HOME", home)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	lore := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = repo
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("lore %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	lore("init")
+	dec := lore("remember", "Store records as append-only JSONL shards", "--rationale", "merges only ever add files")
+	lore("remember", "Use chi for HTTP routing")
+
+	c := startMCP(t, bin, repo)
+	init := c.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "test", "version": "1"}})
+	if info := init["result"].(map[string]any)["serverInfo"].(map[string]any); info["name"] != "lore" {
+		t.Fatalf("initialize: %v", init)
+	}
+	io.WriteString(c.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+
+	tools := map[string][]string{}
+	for _, tl := range c.rpc("tools/list", map[string]any{})["result"].(map[string]any)["tools"].([]any) {
+		tm := tl.(map[string]any)
+		if tm["description"].(string) == "" {
+			t.Errorf("tool %s has no description", tm["name"])
+		}
+		var props []string
+		schema := tm["inputSchema"].(map[string]any)
+		properties, _ := schema["properties"].(map[string]any)
+		for p := range properties {
+			props = append(props, p)
+		}
+		slices.Sort(props)
+		tools[tm["name"].(string)] = props
+	}
+	want := map[string][]string{
+		"search": {"kind", "limit", "query"}, "show": {"id"}, "resume": nil, "list": {"kind", "limit"},
+		"remember": {"alternatives", "rationale", "tags", "text"},
+		"learn":    {"anti", "confidence", "context", "solution", "tags", "text"},
+		"fail":     {"error_type", "tags", "text", "tool"}, "handoff": {"blocked", "next", "tags", "text"},
+		"observe": {"tags", "text"},
+	}
+	if fmt.Sprint(tools) != fmt.Sprint(want) {
+		t.Errorf("tools/list:\n got %v\nwant %v", tools, want)
+	}
+
+	// Read tools answer in the CLI's layout, with structured content.
+	if text, isErr, st := c.call("search", map[string]any{"query": "why JSONL shards?"}); isErr || !strings.Contains(text, dec+"  ") || st == nil {
+		t.Errorf("search: %q error=%v structured=%v", text, isErr, st)
+	}
+	if text, _, _ := c.call("show", map[string]any{"id": dec[:8]}); !strings.Contains(text, "Rationale: merges only ever add files") {
+		t.Errorf("show: %q", text)
+	}
+	if text, _, _ := c.call("resume", map[string]any{}); !strings.Contains(text, "No handoff yet") || !strings.Contains(text, "Use chi for HTTP routing") {
+		t.Errorf("resume: %q", text)
+	}
+	if text, _, _ := c.call("list", map[string]any{"kind": "decision", "limit": 1}); strings.Count(text, "\n") != 1 {
+		t.Errorf("list --limit 1: %q", text)
+	}
+
+	// Captures land in .lore/ and return the new ID; text is scrubbed.
+	captures := []struct {
+		tool string
+		args map[string]any
+		kind string
+	}{
+		{"remember", map[string]any{"text": "-v is a flag-looking decision", "rationale": "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 leaked", "tags": []string{"mcp"}}, "decision"},
+		{"learn", map[string]any{"text": "Table-driven tests", "solution": "t.Run per case", "confidence": 0.9, "anti": false}, "pattern"},
+		{"fail", map[string]any{"error_type": "NonZeroExit", "text": "deploy.sh fails", "tool": "Bash"}, "failure"},
+		{"handoff", map[string]any{"text": "MCP server done", "next": []string{"write the README"}, "blocked": []string{"review"}}, "handoff"},
+		{"observe", map[string]any{"text": "CI is slow on Mondays"}, "observation"},
+	}
+	for _, cp := range captures {
+		text, isErr, st := c.call(cp.tool, cp.args)
+		id, _ := st.(map[string]any)["id"].(string)
+		if isErr || id == "" || !strings.Contains(text, id) {
+			t.Fatalf("%s: %q error=%v structured=%v", cp.tool, text, isErr, st)
+		}
+		if shown := lore("show", id); !strings.HasPrefix(shown, cp.kind+" ") {
+			t.Errorf("%s: lore show %s says %q", cp.tool, id, shown)
+		}
+	}
+	if shown := lore("list", "decision"); !strings.Contains(shown, "-v is a flag-looking decision") {
+		t.Errorf("a text starting with - was taken as a flag: %s", shown)
+	}
+	if raw, _ := exec.Command("grep", "-r", "ghp_abcdefghij", filepath.Join(repo, ".lore")).Output(); len(raw) > 0 {
+		t.Errorf("a secret reached .lore/ through MCP: %s", raw)
+	}
+
+	// Bad calls are tool errors with the CLI's one-line message; the server
+	// goes on answering.
+	for _, bad := range []struct {
+		tool string
+		args map[string]any
+		msg  string
+	}{
+		{"remember", map[string]any{"text": ""}, "lore: error: remember: decision is empty"},
+		{"show", map[string]any{"id": "dec-zzzzzz"}, `lore: error: no record matches "dec-zzzzzz"`},
+		{"show", map[string]any{"id": "dec-"}, `lore: error: "dec-" is ambiguous`},
+		{"learn", map[string]any{"text": "x", "confidence": 3}, "lore: error: confidence 3 is outside 0.0-1.0"},
+		{"search", map[string]any{"query": "x", "kind": "nonsense"}, "lore: error: search: "},
+		{"search", map[string]any{"query": 5}, `validating /properties/query`},
+	} {
+		text, isErr, _ := c.call(bad.tool, bad.args)
+		if !isErr || !strings.Contains(text, bad.msg) {
+			t.Errorf("%s %v: want a tool error %q, got error=%v %q", bad.tool, bad.args, bad.msg, isErr, text)
+		}
+	}
+	for _, line := range []string{"{not json", "[1,2]", `{"foo":1}`} {
+		if res := c.send(line, nil); res["error"] == nil {
+			t.Errorf("%q: want a JSON-RPC error, got %v", line, res)
+		}
+	}
+	if res := c.rpc("tools/call", map[string]any{"name": "nosuch", "arguments": map[string]any{}}); res["error"] == nil {
+		t.Errorf("unknown tool: want an error, got %v", res)
+	}
+
+	// A record another process captures is seen without a restart.
+	lore("remember", "Prefer table tests over subtests with shared state")
+	if text, _, _ := c.call("search", map[string]any{"query": "table tests shared state"}); !strings.Contains(text, "Prefer table tests") {
+		t.Errorf("the long-lived server did not see a record captured by the CLI: %q", text)
+	}
+
+	// --read-only serves only the read tools.
+	ro := startMCP(t, bin, repo, "--read-only")
+	ro.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})
+	var names []string
+	for _, tl := range ro.rpc("tools/list", map[string]any{})["result"].(map[string]any)["tools"].([]any) {
+		names = append(names, tl.(map[string]any)["name"].(string))
+	}
+	slices.Sort(names)
+	if fmt.Sprint(names) != "[list resume search show]" {
+		t.Errorf("--read-only tools: %v", names)
+	}
+
+	// No store: a tool error, not a dead server.
+	nostore := startMCP(t, bin, t.TempDir())
+	nostore.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})
+	if text, isErr, _ := nostore.call("search", map[string]any{"query": "x"}); !isErr || !strings.Contains(text, "no .lore store found") {
+		t.Errorf("no store: error=%v %q", isErr, text)
+	}
+}
