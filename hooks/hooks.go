@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-
 )
 
 // Agent is a host lore can hook into.
