@@ -189,28 +189,28 @@ func newMCPServer(e *env, readOnly bool) *mcp.Server {
 	}
 	mcp.AddTool(server, read("search", "Search the repository's memory for records relevant to a question or task, best first "+
 		"(the same ranking as the prompt hook, with weaker matches shown). Use it before deciding something the team may have decided already."),
-		func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+		func(_ context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
 			args := []string{"search", "--limit", strconv.Itoa(defaultLimit(in.Limit))}
 			if in.Kind != "" {
 				args = append(args, "--kind", in.Kind)
 			}
-			return e.tool(ctx, true, append(args, "--", in.Query)...)
+			return e.tool(append(args, "--", in.Query)...)
 		})
 	mcp.AddTool(server, read("show", "Show one record whole, with every version of it: use it after a search result or an ID-only summary."),
-		func(ctx context.Context, _ *mcp.CallToolRequest, in showIn) (*mcp.CallToolResult, any, error) {
-			return e.tool(ctx, true, "show", "--", in.ID)
+		func(_ context.Context, _ *mcp.CallToolRequest, in showIn) (*mcp.CallToolResult, any, error) {
+			return e.tool("show", "--", in.ID)
 		})
 	mcp.AddTool(server, read("resume", "Where the last session left off: its handoff, git changes since, recent decisions, trusted patterns, recurring failures."),
-		func(ctx context.Context, _ *mcp.CallToolRequest, _ resumeIn) (*mcp.CallToolResult, any, error) {
-			return e.tool(ctx, true, "resume")
+		func(_ context.Context, _ *mcp.CallToolRequest, _ resumeIn) (*mcp.CallToolResult, any, error) {
+			return e.tool("resume")
 		})
 	mcp.AddTool(server, read("list", "List records newest first, of one kind or all."),
-		func(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, any, error) {
+		func(_ context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, any, error) {
 			args := []string{"list", "--limit", strconv.Itoa(defaultLimit(in.Limit))}
 			if in.Kind != "" {
 				args = append(args, in.Kind)
 			}
-			return e.tool(ctx, true, args...)
+			return e.tool(args...)
 		})
 	if readOnly {
 		return server
@@ -219,11 +219,11 @@ func newMCPServer(e *env, readOnly bool) *mcp.Server {
 		return &mcp.Tool{Name: name, Description: desc, Annotations: &mcp.ToolAnnotations{DestructiveHint: new(bool)}}
 	}
 	mcp.AddTool(server, write("remember", "Record a decision and why it was made; returns the new record's ID."),
-		func(ctx context.Context, _ *mcp.CallToolRequest, in rememberIn) (*mcp.CallToolResult, captured, error) {
-			return e.capture(ctx, append(withFlag(withFlag(tagArgs("remember", in.Tags), "--rationale", in.Rationale), "--alternatives", in.Alternatives), "--", in.Text)...)
+		func(_ context.Context, _ *mcp.CallToolRequest, in rememberIn) (*mcp.CallToolResult, captured, error) {
+			return e.capture(append(withFlag(withFlag(tagArgs("remember", in.Tags), "--rationale", in.Rationale), "--alternatives", in.Alternatives), "--", in.Text)...)
 		})
 	mcp.AddTool(server, write("learn", "Record a pattern (in this context, do this) or, with anti, an anti-pattern; returns the new record's ID."),
-		func(ctx context.Context, _ *mcp.CallToolRequest, in learnIn) (*mcp.CallToolResult, captured, error) {
+		func(_ context.Context, _ *mcp.CallToolRequest, in learnIn) (*mcp.CallToolResult, captured, error) {
 			args := withFlag(withFlag(tagArgs("learn", in.Tags), "--context", in.Context), "--solution", in.Solution)
 			if in.Anti {
 				args = append(args, "--anti")
@@ -231,14 +231,14 @@ func newMCPServer(e *env, readOnly bool) *mcp.Server {
 			if in.Confidence != nil {
 				args = append(args, "--confidence", strconv.FormatFloat(*in.Confidence, 'g', -1, 64))
 			}
-			return e.capture(ctx, append(args, "--", in.Text)...)
+			return e.capture(append(args, "--", in.Text)...)
 		})
 	mcp.AddTool(server, write("fail", "Record a failure: its error type and message, and the tool that failed; returns the new record's ID."),
-		func(ctx context.Context, _ *mcp.CallToolRequest, in failIn) (*mcp.CallToolResult, captured, error) {
-			return e.capture(ctx, append(withFlag(tagArgs("fail", in.Tags), "--tool", in.Tool), "--", in.ErrorType, in.Text)...)
+		func(_ context.Context, _ *mcp.CallToolRequest, in failIn) (*mcp.CallToolResult, captured, error) {
+			return e.capture(append(withFlag(tagArgs("fail", in.Tags), "--tool", in.Tool), "--", in.ErrorType, in.Text)...)
 		})
 	mcp.AddTool(server, write("handoff", "Record where this session leaves off for the next one: what was done, the next steps, what blocks; returns the new record's ID."),
-		func(ctx context.Context, _ *mcp.CallToolRequest, in handoffIn) (*mcp.CallToolResult, captured, error) {
+		func(_ context.Context, _ *mcp.CallToolRequest, in handoffIn) (*mcp.CallToolResult, captured, error) {
 			args := tagArgs("handoff", in.Tags)
 			for _, n := range in.Next {
 				args = append(args, "--next", n)
@@ -246,11 +246,11 @@ func newMCPServer(e *env, readOnly bool) *mcp.Server {
 			for _, b := range in.Blocked {
 				args = append(args, "--blocked", b)
 			}
-			return e.capture(ctx, append(args, "--", in.Text)...)
+			return e.capture(append(args, "--", in.Text)...)
 		})
 	mcp.AddTool(server, write("observe", "Note an observation in the inbox, to triage later; returns the new record's ID."),
-		func(ctx context.Context, _ *mcp.CallToolRequest, in observeIn) (*mcp.CallToolResult, captured, error) {
-			return e.capture(ctx, append(tagArgs("observe", in.Tags), "--", in.Text)...)
+		func(_ context.Context, _ *mcp.CallToolRequest, in observeIn) (*mcp.CallToolResult, captured, error) {
+			return e.capture(append(tagArgs("observe", in.Tags), "--", in.Text)...)
 		})
 	return server
 }
@@ -292,9 +292,9 @@ func (e *env) runCLI(args ...string) (string, any, error) {
 	return out.String(), js, nil
 }
 
-// tool answers a read tool: the CLI's text, and with structured, its JSON
+// tool answers a read tool: the CLI's text, and its JSON
 // as structured content.
-func (e *env) tool(_ context.Context, structured bool, args ...string) (*mcp.CallToolResult, any, error) {
+func (e *env) tool(args ...string) (*mcp.CallToolResult, any, error) {
 	text, v, err := e.runCLI(args...)
 	if err != nil {
 		return nil, nil, err
@@ -303,7 +303,7 @@ func (e *env) tool(_ context.Context, structured bool, args ...string) (*mcp.Cal
 		text = "nothing matches"
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-	if structured && v == nil {
+	if v == nil {
 		// The command does not hand over its JSON: ask for it.
 		js, _, err := e.runCLI(append([]string{args[0], "--json"}, args[1:]...)...)
 		if err == nil && json.Unmarshal([]byte(js), &v) != nil {
@@ -325,7 +325,7 @@ func (e *env) tool(_ context.Context, structured bool, args ...string) (*mcp.Cal
 
 // capture answers a capture tool: the new record's ID, as text and as
 // structured content.
-func (e *env) capture(_ context.Context, args ...string) (*mcp.CallToolResult, captured, error) {
+func (e *env) capture(args ...string) (*mcp.CallToolResult, captured, error) {
 	out, _, err := e.runCLI(args...)
 	if err != nil {
 		return nil, captured{}, err

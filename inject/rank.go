@@ -126,9 +126,10 @@ type Options struct {
 }
 
 type termMatch struct {
-	term string
-	sim  float64
-	how  string
+	term  string
+	sim   float64
+	how   string
+	posts []lore.Posting // the records holding term, decoded once per query
 }
 
 // query is a prompt prepared for ranking.
@@ -170,7 +171,7 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	for qi := range q.words {
 		touched = touched[:0]
 		for _, m := range q.expand[qi] {
-			for _, p := range ix.snap.Postings(m.term) {
+			for _, p := range m.posts {
 				if best[p.Doc] == 0 {
 					touched = append(touched, p.Doc)
 					norm(p.Doc)
@@ -376,8 +377,9 @@ func (ix *Index) prepare(text string) *query {
 	for i, w := range q.words {
 		ms := ix.expand(w, strings.ToLower(q.typed[i]))
 		df := 0
-		for _, m := range ms {
-			df += len(ix.snap.Postings(m.term))
+		for j := range ms {
+			ms[j].posts = ix.snap.Postings(ms[j].term)
+			df += len(ms[j].posts)
 		}
 		q.expand = append(q.expand, ms)
 		sp := max(idf(float64(df)), 0) / top
@@ -453,7 +455,7 @@ func (q *query) explain(r *lore.Record, mask uint64) []string {
 		}
 	}
 	var out []string
-	for qi, w := range q.words {
+	for qi := range q.words {
 		if mask&(1<<qi) == 0 {
 			continue
 		}
@@ -463,7 +465,6 @@ func (q *query) explain(r *lore.Record, mask uint64) []string {
 				break
 			}
 		}
-		_ = w
 	}
 	return out
 }
@@ -486,7 +487,7 @@ func (ix *Index) expand(q, raw string) []termMatch {
 	found := map[string]termMatch{}
 	add := func(t string, sim float64, how string) {
 		if cur, ok := found[t]; !ok || sim > cur.sim {
-			found[t] = termMatch{t, sim, how}
+			found[t] = termMatch{term: t, sim: sim, how: how}
 		}
 	}
 	vocab := ix.snap.Terms()
