@@ -13,8 +13,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"lore/index"
 	"lore/inject"
-	"lore/lore"
+	"lore/record"
+	"lore/store"
 )
 
 // Exit codes: the one table, also in README.md and `lore --help`.
@@ -40,8 +42,8 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	cwd            string
-	dir            string      // --dir, if given
-	store          *lore.Store // the store the command opened, if any
+	dir            string       // --dir, if given
+	store          *store.Store // the store the command opened, if any
 	// collect, when set, receives what a command would print with --json
 	// while it prints its text: lore mcp answers with both from one run.
 	collect func(v any)
@@ -203,14 +205,14 @@ func (e *env) fail(err error) int {
 	}
 	code, hint := exitFailure, ""
 	var ce *cliError
-	var nf *lore.NotFoundError
-	var amb *lore.AmbiguousError
-	var wk *lore.WrongKindError
-	var newer *lore.ErrNewerFormat
+	var nf *store.NotFoundError
+	var amb *store.AmbiguousError
+	var wk *store.WrongKindError
+	var newer *record.ErrNewerFormat
 	switch {
 	case errors.As(err, &ce):
 		code, hint = ce.code, ce.hint
-	case errors.Is(err, lore.ErrNoStore):
+	case errors.Is(err, store.ErrNoStore):
 		code, hint = exitNoStore, "run 'lore init' at the repository root, or point LORE_DIR or --dir at a store"
 	case errors.As(err, &nf):
 		code, hint = exitNotFound, "run 'lore list' to see record IDs"
@@ -218,7 +220,7 @@ func (e *env) fail(err error) int {
 		code, hint = exitNotFound, "type more characters of the ID"
 	case errors.As(err, &wk):
 		code = exitUsage
-	case errors.Is(err, lore.ErrEmptyText), errors.Is(err, lore.ErrAllPrivate):
+	case errors.Is(err, store.ErrEmptyText), errors.Is(err, store.ErrAllPrivate):
 		code = exitUsage
 	case errors.As(err, &newer):
 		hint = "upgrade lore: go install the latest version"
@@ -248,16 +250,16 @@ func (e *env) storeDir() (string, error) {
 		}
 		return dir, nil
 	}
-	return lore.FindStore(e.cwd)
+	return store.FindStore(e.cwd)
 }
 
 // openStore finds and opens the store.
-func (e *env) openStore() (*lore.Store, error) {
+func (e *env) openStore() (*store.Store, error) {
 	dir, err := e.storeDir()
 	if err != nil {
 		return nil, err
 	}
-	s, err := lore.Open(dir)
+	s, err := store.Open(dir)
 	e.store = s
 	return s, err
 }
@@ -275,7 +277,7 @@ func (e *env) reportRedactions() {
 }
 
 // load opens the store and reads the given kinds, reporting warnings.
-func (e *env) load(kinds ...lore.Kind) (*lore.Store, *lore.Set, error) {
+func (e *env) load(kinds ...record.Kind) (*store.Store, *store.Set, error) {
 	s, err := e.openStore()
 	if err != nil {
 		return nil, nil, err
@@ -290,12 +292,12 @@ func (e *env) load(kinds ...lore.Kind) (*lore.Store, *lore.Set, error) {
 
 // snapshot opens the store and reads the current records through the
 // cache, checking every shard, and reports warnings.
-func (e *env) snapshot(ctx context.Context) (*lore.Store, *lore.Snapshot, error) {
+func (e *env) snapshot(ctx context.Context) (*store.Store, *index.Snapshot, error) {
 	s, err := e.openStore()
 	if err != nil {
 		return nil, nil, err
 	}
-	snap, err := s.Snapshot(ctx, lore.SnapshotOptions{Tokenizer: inject.Tokenizer()})
+	snap, err := index.Open(ctx, s, index.SnapshotOptions{Tokenizer: inject.Tokenizer()})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -305,7 +307,7 @@ func (e *env) snapshot(ctx context.Context) (*lore.Store, *lore.Snapshot, error)
 
 // loadRecord reads every version in the store and resolves ref (an ID or
 // unique prefix) to a record ID.
-func (e *env) loadRecord(ref string) (*lore.Set, string, error) {
+func (e *env) loadRecord(ref string) (*store.Set, string, error) {
 	_, set, err := e.load()
 	if err != nil {
 		return nil, "", err
@@ -316,7 +318,7 @@ func (e *env) loadRecord(ref string) (*lore.Set, string, error) {
 
 const maxWarnings = 10
 
-func (e *env) reportWarnings(ws []lore.Warning) {
+func (e *env) reportWarnings(ws []record.Warning) {
 	for i, w := range ws {
 		if i == maxWarnings {
 			e.warn("%d more problems; run 'lore doctor' for all of them", len(ws)-maxWarnings)

@@ -11,8 +11,8 @@ import (
 	"lore/failures"
 	"lore/inbox"
 	"lore/journal"
-	"lore/lore"
 	"lore/patterns"
+	"lore/record"
 	"lore/transfer"
 )
 
@@ -70,7 +70,7 @@ func (e *env) parseText(fs *pflag.FlagSet, help string, args []string, what stri
 }
 
 // printCaptured prints the new record's short ID: the one line of data.
-func (e *env) printCaptured(r *lore.Record, err error) error {
+func (e *env) printCaptured(r *record.Record, err error) error {
 	if err != nil {
 		var ce *patterns.ConfidenceError
 		var et *failures.ErrorTypeError
@@ -241,30 +241,30 @@ func cmdCapture(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	switch kind {
-	case lore.Decision:
+	case record.Decision:
 		return e.printCaptured(journal.Remember(s, text, journal.Options{Rationale: o.rationale, Alternatives: o.alternatives, Tags: o.tags}))
-	case lore.Pattern:
+	case record.Pattern:
 		if err := checkConfidence(o.confidence); err != nil {
 			return err
 		}
 		return e.printCaptured(patterns.Learn(s, text, o.patternOptions()))
-	case lore.Failure:
+	case record.Failure:
 		return e.printCaptured(failures.Fail(s, o.errorType, text, failures.Options{Tool: o.tool, Tags: o.tags}))
-	case lore.Handoff:
+	case record.Handoff:
 		return e.printCaptured(transfer.Handoff(s, text, transfer.Options{Next: o.next, Blocked: o.blocked, Tags: o.tags}))
 	}
 	return e.printCaptured(inbox.Observe(s, text, o.tags))
 }
 
 // inferKind picks the kind from the flags that were set.
-func inferKind(fs *pflag.FlagSet) (lore.Kind, error) {
-	byFlag := map[string]lore.Kind{
-		"rationale": lore.Decision, "alternatives": lore.Decision,
-		"solution": lore.Pattern, "context": lore.Pattern, "anti": lore.Pattern, "confidence": lore.Pattern,
-		"error-type": lore.Failure, "tool": lore.Failure,
-		"next": lore.Handoff, "blocked": lore.Handoff,
+func inferKind(fs *pflag.FlagSet) (record.Kind, error) {
+	byFlag := map[string]record.Kind{
+		"rationale": record.Decision, "alternatives": record.Decision,
+		"solution": record.Pattern, "context": record.Pattern, "anti": record.Pattern, "confidence": record.Pattern,
+		"error-type": record.Failure, "tool": record.Failure,
+		"next": record.Handoff, "blocked": record.Handoff,
 	}
-	kind, first := lore.Observation, ""
+	kind, first := record.Observation, ""
 	var err error
 	fs.Visit(func(f *pflag.Flag) {
 		k, ok := byFlag[f.Name]
@@ -277,7 +277,7 @@ func inferKind(fs *pflag.FlagSet) (lore.Kind, error) {
 		}
 		kind, first = k, f.Name
 	})
-	if err == nil && kind == lore.Failure && fs.Lookup("error-type").Value.String() == "" {
+	if err == nil && kind == record.Failure && fs.Lookup("error-type").Value.String() == "" {
 		err = usageError("", "capture: --tool makes a failure, which needs --error-type")
 	}
 	return kind, err

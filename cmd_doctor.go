@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"lore/lore"
+	"lore/store"
 )
 
 const doctorHelp = `Usage: lore doctor [--fix] [--json]
@@ -48,7 +48,7 @@ func cmdDoctor(_ context.Context, e *env, args []string) error {
 	}
 	if *asJSON {
 		if probs == nil {
-			probs = []lore.Problem{}
+			probs = []store.Problem{}
 		}
 		if err := e.printJSON(map[string]any{"ok": open == 0, "problems": probs}); err != nil {
 			return err

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"lore/inject"
-	"lore/lore"
+	"lore/store"
 )
 
 const exportHelp = `Usage: lore export [--format markdown|agents-md] [--budget N] [--out FILE]
@@ -68,7 +68,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	if section {
 		doc = inject.MergeSection(string(old), text)
 	}
-	if err := lore.WriteAtomic(path, []byte(doc)); err != nil {
+	if err := store.WriteAtomic(path, []byte(doc)); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "lore: wrote %s\n", e.rel(path))

@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
-	"lore/lore"
+	"lore/gitrepo"
+	"lore/record"
 )
 
 const forgetHelp = `Usage: lore forget <id> --purge [--yes]
@@ -42,8 +43,8 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 	}
 	hist := set.History(id)
 	if !*yes {
-		fmt.Fprintf(e.stderr, "lore: purge %s (%q, %d version%s) from the store's files? Type yes: ", lore.ShortID(id),
-			lore.CutText(set.Get(id).Title(), 60), len(hist), plural(len(hist)))
+		fmt.Fprintf(e.stderr, "lore: purge %s (%q, %d version%s) from the store's files? Type yes: ", record.ShortID(id),
+			record.CutText(set.Get(id).Title(), 60), len(hist), plural(len(hist)))
 		answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
 		if strings.TrimSpace(answer) != "yes" {
 			return &cliError{code: exitFailure, msg: "not purged: no confirmation", hint: "type yes at the prompt, or pass --yes"}
@@ -53,7 +54,7 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "purged %s: %d version%s from %s\n", lore.ShortID(id), p.Versions, plural(p.Versions), strings.Join(p.Files, ", "))
+	fmt.Fprintf(e.stdout, "purged %s: %d version%s from %s\n", record.ShortID(id), p.Versions, plural(p.Versions), strings.Join(p.Files, ", "))
 	fmt.Fprintln(e.stderr, "lore: git history still holds the record"+commitsHolding(filepath.Dir(e.store.Dir), id)+".")
 	fmt.Fprintln(e.stderr, "lore: to purge it from history too, rewrite those commits (git filter-repo, or an interactive rebase before pushing),")
 	fmt.Fprintln(e.stderr, "lore: force-push, and have collaborators re-clone; if it held a secret, rotate the secret now.")
@@ -62,9 +63,11 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 
 // commitsHolding names the commits that added or removed id, if any.
 func commitsHolding(repo, id string) string {
-	out, err := exec.Command("git", "-C", repo, "log", "--all", "--format=%h", "-S"+id, "--", ".").Output()
-	if err != nil || len(strings.TrimSpace(string(out))) == 0 {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := gitrepo.Run(ctx, repo, "log", "--all", "--format=%h", "-S"+id, "--", ".")
+	if err != nil || len(strings.TrimSpace(out)) == 0 {
 		return " if it was ever committed"
 	}
-	return " in commit(s) " + strings.Join(strings.Fields(string(out)), ", ")
+	return " in commit(s) " + strings.Join(strings.Fields(out), ", ")
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"lore/gitrepo"
 	"lore/hooks"
-	"lore/lore"
 )
 
 const hooksHelp = `Usage:
@@ -109,7 +109,7 @@ func (e *env) hookTargets(fs *pflag.FlagSet, o hooksOptions, one bool) ([]hooks.
 	if err != nil {
 		return nil, err
 	}
-	root, _ := lore.RepoRoot(e.cwd)
+	root, _ := gitrepo.RepoRoot(e.cwd)
 	home := e.home()
 	var out []hooks.Target
 	for _, a := range agents {

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"lore/lore"
+	"lore/gitrepo"
+	"lore/store"
 )
 
 const initHelp = `Usage: lore init
@@ -29,19 +30,19 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 		dir = e.getenv("LORE_DIR")
 	}
 	if dir == "" {
-		root, err := lore.RepoRoot(e.cwd)
-		if lore.IsNotRepo(err) {
+		root, err := gitrepo.RepoRoot(e.cwd)
+		if gitrepo.IsNotRepo(err) {
 			return &cliError{code: exitFailure, msg: "not inside a git repository",
 				hint: "run 'git init' first, or choose a directory with --dir"}
 		}
 		if err != nil {
 			return err
 		}
-		dir = filepath.Join(root, lore.DirName)
+		dir = filepath.Join(root, store.DirName)
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(e.cwd, dir)
 	}
-	created, err := lore.Init(dir)
+	created, err := store.Init(dir)
 	if err != nil {
 		return err
 	}

@@ -7,10 +7,12 @@ import (
 
 	"lore/failures"
 	"lore/inbox"
+	"lore/index"
 	"lore/inject"
 	"lore/journal"
-	"lore/lore"
 	"lore/patterns"
+	"lore/record"
+	"lore/store"
 )
 
 // subcommand is one verb of a kind command, such as journal revise.
@@ -45,7 +47,7 @@ func (e *env) dispatch(name string, verbs map[string]subcommand, order []string,
 }
 
 // idVerb is a verb that takes one record ID and appends a new version.
-func idVerb(name, usage, did string, apply func(s *lore.Store, ref string) (*lore.Record, error)) subcommand {
+func idVerb(name, usage, did string, apply func(s *store.Store, ref string) (*record.Record, error)) subcommand {
 	return subcommand{usage, func(e *env, args []string) error {
 		fs := newFlags(name)
 		if err := e.parse(fs, "Usage: "+usage, args); err != nil {
@@ -116,8 +118,8 @@ func cmdInbox(_ context.Context, e *env, args []string) error {
 			if fs.NArg() != 1 || *to == "" {
 				return usageError("", "inbox promote: want an observation ID and --to decision|pattern|failure")
 			}
-			k, err := lore.ParseKind(*to)
-			if err != nil || (k != lore.Decision && k != lore.Pattern && k != lore.Failure) {
+			k, err := record.ParseKind(*to)
+			if err != nil || (k != record.Decision && k != record.Pattern && k != record.Failure) {
 				return usageError("", "inbox promote: --to must be decision, pattern or failure, not %q", *to)
 			}
 			if *errType != "" {
@@ -133,7 +135,7 @@ func cmdInbox(_ context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "lore: promoted %s to %s %s\n", lore.ShortID(r.From), r.Kind, r.Short())
+			fmt.Fprintf(e.stderr, "lore: promoted %s to %s %s\n", record.ShortID(r.From), r.Kind, r.Short())
 			fmt.Fprintln(e.stdout, r.Short())
 			return nil
 		}},
@@ -154,14 +156,14 @@ func cmdFailures(_ context.Context, e *env, args []string) error {
 			if *minCount < 1 {
 				return usageError("", "failures triggers: --min must be at least 1")
 			}
-			_, set, err := e.load(lore.Failure)
+			_, set, err := e.load(record.Failure)
 			if err != nil {
 				return err
 			}
-			recs := set.Current(lore.Failure)
-			docs := make([]lore.Doc, len(recs))
+			recs := set.Current(record.Failure)
+			docs := make([]index.Doc, len(recs))
 			for i, r := range recs {
-				docs[i] = lore.DocOf(r)
+				docs[i] = index.DocOf(r)
 			}
 			ts := failures.Triggers(docs, *minCount, func(i int) string { return recs[i].Text })
 			if *asJSON {

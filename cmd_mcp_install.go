@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"lore/gitrepo"
 	"lore/hooks"
-	"lore/lore"
 )
 
 // mcpConfig runs lore mcp install, uninstall and status.
@@ -87,7 +87,7 @@ func (e *env) mcpTargets(agent, scope string, one bool) ([]hooks.MCPTarget, erro
 	if err != nil {
 		return nil, err
 	}
-	root, _ := lore.RepoRoot(e.cwd)
+	root, _ := gitrepo.RepoRoot(e.cwd)
 	home := e.home()
 	var out []hooks.MCPTarget
 	for _, h := range hosts {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"lore/inject"
-	"lore/lore"
+	"lore/record"
 )
 
 const listHelp = `Usage: lore list [kind] [--limit N] [--all] [--json]
@@ -23,9 +23,9 @@ func cmdList(_ context.Context, e *env, args []string) error {
 	if err := e.parse(fs, listHelp, args); err != nil {
 		return err
 	}
-	var kinds []lore.Kind
+	var kinds []record.Kind
 	for _, a := range fs.Args() {
-		k, err := lore.ParseKind(a)
+		k, err := record.ParseKind(a)
 		if err != nil {
 			return usageError("", "list: %v", err)
 		}
@@ -38,9 +38,9 @@ func cmdList(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var recs []*lore.Record
+	var recs []*record.Record
 	for _, r := range set.Current(kinds...) {
-		if !*all && (r.Status == lore.StatusDismissed || r.Status == lore.StatusPromoted) {
+		if !*all && (r.Status == record.StatusDismissed || r.Status == record.StatusPromoted) {
 			continue
 		}
 		recs = append(recs, r)
@@ -80,7 +80,7 @@ func cmdShow(_ context.Context, e *env, args []string) error {
 		return e.printJSON(map[string]any{"record": recordJSON(r), "history": recordsJSON(hist)})
 	}
 	status := ""
-	if r.Status != lore.StatusActive {
+	if r.Status != record.StatusActive {
 		status = "  [" + r.Status + "]"
 	}
 	fmt.Fprintf(e.stdout, "%s %s%s\n", e.paint(r.Kind, string(r.Kind)), r.ID, status)
@@ -89,10 +89,10 @@ func cmdShow(_ context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "  %s\n", l)
 	}
 	if r.From != "" {
-		fmt.Fprintf(e.stdout, "  Promoted from: %s\n", lore.ShortID(r.From))
+		fmt.Fprintf(e.stdout, "  Promoted from: %s\n", record.ShortID(r.From))
 	}
 	if r.PromotedTo != "" {
-		fmt.Fprintf(e.stdout, "  Promoted to: %s\n", lore.ShortID(r.PromotedTo))
+		fmt.Fprintf(e.stdout, "  Promoted to: %s\n", record.ShortID(r.PromotedTo))
 	}
 	if len(r.Tags) > 0 {
 		fmt.Fprintf(e.stdout, "  Tags: %s\n", strings.Join(r.Tags, ", "))
@@ -108,12 +108,12 @@ func cmdShow(_ context.Context, e *env, args []string) error {
 }
 
 // versionLabel says what a version did relative to the one before it.
-func versionLabel(hist []*lore.Record, i int) string {
+func versionLabel(hist []*record.Record, i int) string {
 	v := hist[i]
 	switch {
 	case i == 0:
 		return "created"
-	case v.Status != hist[i-1].Status && v.Status != lore.StatusActive:
+	case v.Status != hist[i-1].Status && v.Status != record.StatusActive:
 		return v.Status
 	case v.Validations > hist[i-1].Validations:
 		return "validated"
@@ -123,7 +123,7 @@ func versionLabel(hist []*lore.Record, i int) string {
 	return "revised"
 }
 
-func origin(r *lore.Record) string {
+func origin(r *record.Record) string {
 	var parts []string
 	if r.Author != "" {
 		parts = append(parts, r.Author)
@@ -167,9 +167,9 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if query == "" {
 		return usageError("run 'lore search --help'", "search: the query is empty")
 	}
-	var kinds []lore.Kind
+	var kinds []record.Kind
 	if *kindFlag != "" {
-		k, err := lore.ParseKind(*kindFlag)
+		k, err := record.ParseKind(*kindFlag)
 		if err != nil {
 			return usageError("", "search: %v", err)
 		}

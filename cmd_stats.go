@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"lore/inject"
-	"lore/lore"
 	"lore/receipts"
+	"lore/record"
 )
 
 const statsHelp = `Usage: lore stats [--since 7d|2026-11-01] [--json]
@@ -50,7 +50,7 @@ func cmdStats(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return e.printJSON(r)
 	}
-	byID := map[string]*lore.Record{}
+	byID := map[string]*record.Record{}
 	for _, rec := range snap.Records() {
 		byID[rec.ID] = rec
 	}

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"lore/lore"
+	"lore/record"
+	"lore/store"
 )
 
 const statusHelp = `Usage: lore status [--json]
@@ -49,13 +50,13 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func (e *env) printCounts(title string, c lore.Counts) {
+func (e *env) printCounts(title string, c store.Counts) {
 	if len(c) == 0 {
 		fmt.Fprintf(e.stdout, "%s: nothing new\n", title)
 		return
 	}
 	fmt.Fprintf(e.stdout, "%s:\n", title)
-	for _, k := range lore.AllKinds() {
+	for _, k := range record.AllKinds() {
 		if kc := c[k]; kc != nil {
 			fmt.Fprintf(e.stdout, "  %-12s %d new, %d revised\n", k, kc.New, kc.Revised)
 		}

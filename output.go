@@ -7,12 +7,12 @@ import (
 	"os"
 
 	"lore/inject"
-	"lore/lore"
+	"lore/record"
 )
 
 // recordJSON is a record as read commands print it with --json: every
 // stored field (unknown ones too) plus the short ID.
-func recordJSON(r *lore.Record) json.RawMessage {
+func recordJSON(r *record.Record) json.RawMessage {
 	line, err := r.MarshalLine()
 	if err != nil {
 		return json.RawMessage(`null`)
@@ -29,7 +29,7 @@ func recordJSON(r *lore.Record) json.RawMessage {
 	return bytes.TrimSpace(buf.Bytes())
 }
 
-func recordsJSON(rs []*lore.Record) []json.RawMessage {
+func recordsJSON(rs []*record.Record) []json.RawMessage {
 	out := make([]json.RawMessage, 0, len(rs))
 	for _, r := range rs {
 		out = append(out, recordJSON(r))
@@ -58,12 +58,12 @@ func (e *env) color() bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-var kindColors = map[lore.Kind]string{
-	lore.Pattern: "32", lore.Decision: "34", lore.Failure: "31", lore.Handoff: "35", lore.Observation: "33",
+var kindColors = map[record.Kind]string{
+	record.Pattern: "32", record.Decision: "34", record.Failure: "31", record.Handoff: "35", record.Observation: "33",
 }
 
 // paint colours s for kind k when colour is on.
-func (e *env) paint(k lore.Kind, s string) string {
+func (e *env) paint(k record.Kind, s string) string {
 	if !e.color() {
 		return s
 	}
@@ -71,9 +71,9 @@ func (e *env) paint(k lore.Kind, s string) string {
 }
 
 // listLine is a record on one line: short ID, date, kind, headline, status.
-func (e *env) listLine(r *lore.Record) string {
+func (e *env) listLine(r *record.Record) string {
 	status := ""
-	if r.Status != lore.StatusActive {
+	if r.Status != record.StatusActive {
 		status = " [" + r.Status + "]"
 	}
 	return fmt.Sprintf("%-13s %s  %-11s %s%s", r.Short(), r.Created.Format("2006-01-02"),

@@ -14,35 +14,37 @@ import (
 	"testing"
 	"time"
 
+	"lore/index"
 	"lore/inject"
 	"lore/internal/benchstore"
-	"lore/lore"
+	"lore/record"
+	"lore/store"
 )
 
 const prompt = "the invoice export times out on CI after the upgrade"
 
 // store generates (once per size and test binary run) a store of n records.
-func store(b testing.TB, n int) *lore.Store {
+func benchStore(b testing.TB, n int) *store.Store {
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("lore-bench-%d", n), ".lore")
 	if _, err := os.Stat(dir); err != nil {
 		if err := benchstore.Generate(dir, n, 25, 1); err != nil {
 			b.Fatal(err)
 		}
 	}
-	s, err := lore.Open(dir)
+	s, err := store.Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	s.SetOrigin(lore.Origin{Author: "Bench", Branch: "main", Commit: "0123456789abcdef0123456789abcdef01234567"})
+	s.SetOrigin(record.Origin{Author: "Bench", Branch: "main", Commit: "0123456789abcdef0123456789abcdef01234567"})
 	return s
 }
 
 func BenchmarkCapture(b *testing.B) {
 	for _, n := range []int{1000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			s := store(b, n)
+			s := benchStore(b, n)
 			for b.Loop() {
-				r, err := s.New(lore.Observation, "bench capture note", nil)
+				r, err := s.New(record.Observation, "bench capture note", nil)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -57,13 +59,13 @@ func BenchmarkCapture(b *testing.B) {
 func BenchmarkInjectWarm(b *testing.B) {
 	for _, n := range []int{1000, 10000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			s := store(b, n)
-			opts := lore.SnapshotOptions{Tokenizer: inject.Tokenizer(), Fast: true}
-			if _, err := s.Snapshot(context.Background(), opts); err != nil { // warm the cache
+			s := benchStore(b, n)
+			opts := index.SnapshotOptions{Tokenizer: inject.Tokenizer(), Fast: true}
+			if _, err := index.Open(context.Background(), s, opts); err != nil { // warm the cache
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				snap, err := s.Snapshot(context.Background(), opts)
+				snap, err := index.Open(context.Background(), s, opts)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -13,17 +13,17 @@ import (
 	"testing"
 	"time"
 
+	"lore/index"
 	"lore/inject"
-	"lore/lore"
 	"lore/receipts"
 )
 
 // BenchmarkPromptReceipt is what the memory loop adds to the prompt hook:
 // the marks of the records shown and one appended receipt line.
 func BenchmarkPromptReceipt(b *testing.B) {
-	s := store(b, 1000)
+	s := benchStore(b, 1000)
 	dir := b.TempDir()
-	snap, err := s.Snapshot(context.Background(), lore.SnapshotOptions{Tokenizer: inject.Tokenizer()})
+	snap, err := index.Open(context.Background(), s, index.SnapshotOptions{Tokenizer: inject.Tokenizer()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func BenchmarkStopHook(b *testing.B) {
 	git("add", "-A")
 	git("commit", "-qm", "init")
 	src := filepath.Join(os.TempDir(), "lore-bench-1000", ".lore")
-	store(b, 1000)
+	benchStore(b, 1000)
 	if out, err := exec.Command("cp", "-r", src, filepath.Join(repo, ".lore")).CombinedOutput(); err != nil {
 		b.Fatalf("cp: %v %s", err, out)
 	}

@@ -11,7 +11,9 @@ import (
 	"time"
 	"unicode"
 
-	"lore/lore"
+	"lore/index"
+	"lore/record"
+	"lore/store"
 )
 
 // Options are a failure's optional fields.
@@ -41,12 +43,12 @@ func CheckErrorType(t string) error {
 }
 
 // Fail appends a new failure.
-func Fail(s *lore.Store, errorType, message string, o Options) (*lore.Record, error) {
+func Fail(s *store.Store, errorType, message string, o Options) (*record.Record, error) {
 	errorType = strings.TrimSpace(errorType)
 	if err := CheckErrorType(errorType); err != nil {
 		return nil, err
 	}
-	r, err := s.New(lore.Failure, message, o.Tags)
+	r, err := s.New(record.Failure, message, o.Tags)
 	if err != nil {
 		return nil, err
 	}
@@ -69,10 +71,10 @@ type Trigger struct {
 // Triggers returns the error types with at least min failures among docs,
 // most frequent first. message(i) gives doc i's message, asked only for the
 // latest failure of each type reported.
-func Triggers(docs []lore.Doc, min int, message func(i int) string) []Trigger {
+func Triggers(docs []index.Doc, min int, message func(i int) string) []Trigger {
 	by := map[string]*Trigger{}
 	for i, d := range docs {
-		if d.Kind != lore.Failure || d.Status != lore.StatusActive {
+		if d.Kind != record.Failure || d.Status != record.StatusActive {
 			continue
 		}
 		t := by[d.ErrorType]
@@ -108,7 +110,7 @@ func Triggers(docs []lore.Doc, min int, message func(i int) string) []Trigger {
 }
 
 // Heading is the failure's detail for its title line: "(tool: Bash)".
-func Heading(r *lore.Record) string {
+func Heading(r *record.Record) string {
 	if r.Tool == "" {
 		return ""
 	}

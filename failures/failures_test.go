@@ -4,18 +4,19 @@ import (
 	"testing"
 	"time"
 
-	"lore/lore"
+	"lore/index"
+	"lore/record"
 )
 
 func TestTriggersCountActiveFailuresByType(t *testing.T) {
 	day := func(d int) int64 { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC).UnixNano() }
-	docs := []lore.Doc{
-		{ID: "fail-a", Kind: lore.Failure, ErrorType: "NonZeroExit", Tool: "Bash", Created: day(1)},
-		{ID: "fail-b", Kind: lore.Failure, ErrorType: "NonZeroExit", Tool: "npm", Created: day(3)},
-		{ID: "fail-c", Kind: lore.Failure, ErrorType: "NonZeroExit", Tool: "Bash", Created: day(2)},
-		{ID: "fail-d", Kind: lore.Failure, ErrorType: "TypeError", Created: day(4)},
-		{ID: "fail-e", Kind: lore.Failure, ErrorType: "TypeError", Created: day(5), Status: lore.StatusAbandoned},
-		{ID: "dec-f", Kind: lore.Decision, ErrorType: "NonZeroExit", Created: day(6)},
+	docs := []index.Doc{
+		{ID: "fail-a", Kind: record.Failure, ErrorType: "NonZeroExit", Tool: "Bash", Created: day(1)},
+		{ID: "fail-b", Kind: record.Failure, ErrorType: "NonZeroExit", Tool: "npm", Created: day(3)},
+		{ID: "fail-c", Kind: record.Failure, ErrorType: "NonZeroExit", Tool: "Bash", Created: day(2)},
+		{ID: "fail-d", Kind: record.Failure, ErrorType: "TypeError", Created: day(4)},
+		{ID: "fail-e", Kind: record.Failure, ErrorType: "TypeError", Created: day(5), Status: record.StatusAbandoned},
+		{ID: "dec-f", Kind: record.Decision, ErrorType: "NonZeroExit", Created: day(6)},
 	}
 	msgs := map[int]string{1: "lint failed"}
 	ts := Triggers(docs, 2, func(i int) string { return msgs[i] })

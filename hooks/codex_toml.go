@@ -11,7 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"lore/lore"
+	"lore/store"
 )
 
 // Codex keeps MCP servers in config.toml, a file people write by hand with
@@ -84,7 +84,7 @@ func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
-	return true, lore.WriteAtomic(path, []byte(out))
+	return true, store.WriteAtomic(path, []byte(out))
 }
 
 // codexEntry reads mcp_servers.lore from a config.toml's content.

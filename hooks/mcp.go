@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"lore/lore"
+	"lore/store"
 )
 
 // MCPHost is an agent whose MCP configuration lore can add its server to.
@@ -255,5 +255,5 @@ func editJSON(path string, create bool, title string, change func(root *object) 
 			return false, err
 		}
 	}
-	return true, lore.WriteAtomic(path, out)
+	return true, store.WriteAtomic(path, out)
 }

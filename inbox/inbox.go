@@ -6,12 +6,13 @@ package inbox
 import (
 	"fmt"
 
-	"lore/lore"
+	"lore/record"
+	"lore/store"
 )
 
 // Observe appends a new observation.
-func Observe(s *lore.Store, text string, tags []string) (*lore.Record, error) {
-	r, err := s.New(lore.Observation, text, tags)
+func Observe(s *store.Store, text string, tags []string) (*record.Record, error) {
+	r, err := s.New(record.Observation, text, tags)
 	if err != nil {
 		return nil, err
 	}
@@ -20,20 +21,20 @@ func Observe(s *lore.Store, text string, tags []string) (*lore.Record, error) {
 
 // PromoteOptions say what the observation becomes.
 type PromoteOptions struct {
-	To        lore.Kind
+	To        record.Kind
 	ErrorType string // for a failure; "Observed" if empty
 }
 
 // Promote creates a record of kind o.To from the observation ref names and
 // appends a version of the observation marked promoted, pointing at it. It
 // returns the new record.
-func Promote(s *lore.Store, ref string, o PromoteOptions) (*lore.Record, error) {
+func Promote(s *store.Store, ref string, o PromoteOptions) (*record.Record, error) {
 	switch o.To {
-	case lore.Decision, lore.Pattern, lore.Failure:
+	case record.Decision, record.Pattern, record.Failure:
 	default:
 		return nil, fmt.Errorf("cannot promote to %q (want decision, pattern or failure)", o.To)
 	}
-	set, err := s.Load(lore.Observation)
+	set, err := s.Load(record.Observation)
 	if err != nil {
 		return nil, err
 	}
@@ -42,29 +43,29 @@ func Promote(s *lore.Store, ref string, o PromoteOptions) (*lore.Record, error) 
 		return nil, err
 	}
 	obs := set.Get(id)
-	if obs.Status == lore.StatusPromoted {
-		return nil, fmt.Errorf("%s was already promoted to %s", obs.Short(), lore.ShortID(obs.PromotedTo))
+	if obs.Status == record.StatusPromoted {
+		return nil, fmt.Errorf("%s was already promoted to %s", obs.Short(), record.ShortID(obs.PromotedTo))
 	}
 	made, err := s.New(o.To, obs.Text, obs.Tags)
 	if err != nil {
 		return nil, err
 	}
 	made.From = obs.ID
-	if o.To == lore.Failure {
+	if o.To == record.Failure {
 		made.ErrorType = o.ErrorType
 		if made.ErrorType == "" {
 			made.ErrorType = "Observed"
 		}
 	}
-	if o.To == lore.Pattern {
+	if o.To == record.Pattern {
 		c := 0.5
 		made.Confidence = &c
 	}
 	if err := s.Append(made); err != nil {
 		return nil, err
 	}
-	_, err = s.Update(lore.Observation, id, func(r *lore.Record) error {
-		r.Status = lore.StatusPromoted
+	_, err = s.Update(record.Observation, id, func(r *record.Record) error {
+		r.Status = record.StatusPromoted
 		r.PromotedTo = made.ID
 		return nil
 	})
@@ -72,9 +73,9 @@ func Promote(s *lore.Store, ref string, o PromoteOptions) (*lore.Record, error) 
 }
 
 // Dismiss appends a version of the observation marked dismissed.
-func Dismiss(s *lore.Store, ref string) (*lore.Record, error) {
-	return s.Update(lore.Observation, ref, func(r *lore.Record) error {
-		r.Status = lore.StatusDismissed
+func Dismiss(s *store.Store, ref string) (*record.Record, error) {
+	return s.Update(record.Observation, ref, func(r *record.Record) error {
+		r.Status = record.StatusDismissed
 		return nil
 	})
 }

@@ -6,8 +6,8 @@ import (
 
 	"lore/failures"
 	"lore/journal"
-	"lore/lore"
 	"lore/patterns"
+	"lore/record"
 	"lore/transfer"
 )
 
@@ -23,20 +23,20 @@ type Item struct {
 }
 
 // Describe lays a record out the way the spec's context block shows it.
-func Describe(r *lore.Record) Item {
+func Describe(r *record.Record) Item {
 	date := r.Created.Format("2006-01-02")
 	status := ""
-	if r.Status != lore.StatusActive {
+	if r.Status != record.StatusActive {
 		status = ", " + r.Status
 	}
 	switch r.Kind {
-	case lore.Pattern:
+	case record.Pattern:
 		h := fmt.Sprintf("[pattern] %s %s", r.Text, patterns.Heading(r))
 		if status != "" {
 			h += " [" + r.Status + "]"
 		}
 		return Item{h + " " + r.Short(), patterns.Body(r)}
-	case lore.Decision:
+	case record.Decision:
 		line := r.Text
 		if r.Rationale != "" {
 			line += " -- " + r.Rationale
@@ -46,13 +46,13 @@ func Describe(r *lore.Record) Item {
 			body = append(body, "Alternatives: "+r.Alternatives)
 		}
 		return Item{fmt.Sprintf("[decision] %s (%s%s)", r.Short(), date, status), body}
-	case lore.Failure:
+	case record.Failure:
 		extra := ""
 		if t := failures.Heading(r); t != "" {
 			extra = ", " + t
 		}
 		return Item{fmt.Sprintf("[failure] %s (%s%s%s)", r.Short(), date, extra, status), []string{r.ErrorType + ": " + r.Text}}
-	case lore.Handoff:
+	case record.Handoff:
 		return Item{fmt.Sprintf("[handoff] %s (%s%s)", r.Short(), date, status), append([]string{r.Text}, transfer.Body(r)...)}
 	default:
 		return Item{fmt.Sprintf("[observation] %s (%s%s)", r.Short(), date, status), []string{r.Text}}
@@ -61,23 +61,23 @@ func Describe(r *lore.Record) Item {
 
 // Summary is the one-line form used when the budget runs short:
 // "[decision] dec-a1b2c3d4 Use JSONL for storage".
-func Summary(r *lore.Record) string {
+func Summary(r *record.Record) string {
 	return OneLine(fmt.Sprintf("[%s] %s %s", r.Kind, r.Short(), r.Title()))
 }
 
 // DetailLines is the record's full detail for lore show.
-func DetailLines(r *lore.Record) []string {
+func DetailLines(r *record.Record) []string {
 	switch r.Kind {
-	case lore.Decision:
+	case record.Decision:
 		return journal.Body(r)
-	case lore.Pattern:
+	case record.Pattern:
 		return append([]string{fmt.Sprintf("Confidence: %.2f", patterns.Confidence(r))}, patterns.Body(r)...)
-	case lore.Failure:
+	case record.Failure:
 		if r.Tool != "" {
 			return []string{"Error type: " + r.ErrorType, "Tool: " + r.Tool}
 		}
 		return []string{"Error type: " + r.ErrorType}
-	case lore.Handoff:
+	case record.Handoff:
 		return transfer.Body(r)
 	}
 	return nil

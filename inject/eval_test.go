@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"lore/lore"
+	"lore/config"
+	"lore/index"
+	"lore/record"
+	"lore/store"
 )
 
 // evalCase is one prompt of the relevance evaluation.
@@ -21,7 +24,7 @@ type evalCase struct {
 
 // loadEval reads testdata/eval.txt into records (IDs keyed by the file's
 // short keys) and cases.
-func loadEval(t testing.TB, now time.Time) (recs []*lore.Record, ids map[string]string, cases []evalCase) {
+func loadEval(t testing.TB, now time.Time) (recs []*record.Record, ids map[string]string, cases []evalCase) {
 	f, err := os.Open("testdata/eval.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +58,7 @@ func loadEval(t testing.TB, now time.Time) (recs []*lore.Record, ids map[string]
 	return recs, ids, cases
 }
 
-func parseEvalRecord(t testing.TB, n int, line string, now time.Time) *lore.Record {
+func parseEvalRecord(t testing.TB, n int, line string, now time.Time) *record.Record {
 	f := strings.Split(line, "|")
 	if len(f) != 7 {
 		t.Fatalf("eval.txt:%d: want 7 fields, have %d", n, len(f))
@@ -63,14 +66,14 @@ func parseEvalRecord(t testing.TB, n int, line string, now time.Time) *lore.Reco
 	for i := range f {
 		f[i] = strings.TrimSpace(f[i])
 	}
-	kind, err := lore.ParseKind(f[1])
+	kind, err := record.ParseKind(f[1])
 	if err != nil {
 		t.Fatalf("eval.txt:%d: %v", n, err)
 	}
 	age, _ := strconv.Atoi(f[2])
 	created := now.Add(-time.Duration(age) * 24 * time.Hour)
-	r := &lore.Record{V: 1, ID: lore.NewID(kind, created), Kind: kind, Time: created, Created: created,
-		Status: f[3], Text: f[4], Tags: lore.NormalizeTags([]string{f[6]})}
+	r := &record.Record{V: 1, ID: record.NewID(kind, created), Kind: kind, Time: created, Created: created,
+		Status: f[3], Text: f[4], Tags: store.NormalizeTags([]string{f[6]})}
 	// Fields are "k=v; k=v"; a piece without "k=" continues the value before.
 	var pieces []string
 	for _, p := range strings.Split(f[5], ";") {
@@ -139,12 +142,12 @@ func (r evalResult) String() string {
 // evaluate runs every case through the hook's path (PromptContext) over a
 // store of recs: a hit is the expected record among the first three items
 // of the block; an unrelated prompt must get no block.
-func evaluate(t testing.TB, recs []*lore.Record, ids map[string]string, cases []evalCase, now time.Time) evalResult {
-	cfg, err := lore.LoadConfig(t.TempDir())
+func evaluate(t testing.TB, recs []*record.Record, ids map[string]string, cases []evalCase, now time.Time) evalResult {
+	cfg, err := config.LoadConfig(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := NewIndex(lore.SnapshotOf(recs, Tokenizer()), cfg)
+	ix := NewIndex(index.SnapshotOf(recs, Tokenizer()), cfg)
 	keyOf := map[string]string{}
 	for k, id := range ids {
 		keyOf[id] = k

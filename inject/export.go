@@ -7,8 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"lore/lore"
+	"lore/index"
 	"lore/patterns"
+	"lore/record"
 )
 
 // Markers around lore's section in a file such as AGENTS.md or CLAUDE.md:
@@ -30,7 +31,7 @@ type ExportOptions struct {
 // the last session left off, then the most valuable records (trusted
 // patterns, live decisions, recurring failures), taken in turn while they
 // fit the budget.
-func Export(snap *lore.Snapshot, v *Resume, o ExportOptions) string {
+func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
 	budget := o.BudgetTokens * CharsPerToken
 	var head strings.Builder
 	head.WriteString("## Project memory (lore)\n\n")
@@ -49,19 +50,19 @@ func Export(snap *lore.Snapshot, v *Resume, o ExportOptions) string {
 		items []string
 		taken int
 	}
-	var patRecs []*lore.Record
+	var patRecs []*record.Record
 	var pats, decs []string
 	for _, r := range snap.Records() { // newest first
 		switch {
 		case !r.Active():
-		case r.Kind == lore.Pattern:
+		case r.Kind == record.Pattern:
 			patRecs = append(patRecs, r)
-		case r.Kind == lore.Decision:
+		case r.Kind == record.Decision:
 			decs = append(decs, decisionLine(r))
 		}
 	}
 	// Most trusted first; ties stay newest first.
-	slices.SortStableFunc(patRecs, func(a, b *lore.Record) int {
+	slices.SortStableFunc(patRecs, func(a, b *record.Record) int {
 		return cmp.Compare(patterns.Confidence(b), patterns.Confidence(a))
 	})
 	for _, r := range patRecs {
@@ -114,7 +115,7 @@ func Export(snap *lore.Snapshot, v *Resume, o ExportOptions) string {
 	return out
 }
 
-func patternLine(r *lore.Record) string {
+func patternLine(r *record.Record) string {
 	title := md(r.Text)
 	if r.Anti {
 		title = "Avoid: " + title
@@ -133,7 +134,7 @@ func patternLine(r *lore.Record) string {
 	return line
 }
 
-func decisionLine(r *lore.Record) string {
+func decisionLine(r *record.Record) string {
 	line := fmt.Sprintf("- **%s** (%s, `%s`)", md(r.Text), r.Created.Format("2006-01-02"), r.Short())
 	if r.Rationale != "" {
 		line += ": " + md(r.Rationale)

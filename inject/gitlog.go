@@ -1,12 +1,12 @@
 package inject
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
+
+	"lore/gitrepo"
 )
 
 // GitChanges is what git says happened since a commit.
@@ -29,7 +29,7 @@ const maxListed = 10
 // commit, sinceTime (its timestamp) stands in.
 func ReadGitChanges(ctx context.Context, repoDir, since string, sinceTime time.Time) *GitChanges {
 	g := &GitChanges{Since: since}
-	out, err := gitCmd(ctx, repoDir, "status", "--porcelain=v1", "--branch", "--untracked-files=normal")
+	out, err := gitrepo.Run(ctx, repoDir, "status", "--porcelain=v1", "--branch", "--untracked-files=normal")
 	if err != nil {
 		g.Note = "git status unavailable: " + err.Error()
 		return g
@@ -57,7 +57,7 @@ func ReadGitChanges(ctx context.Context, repoDir, since string, sinceTime time.T
 		rng = fmt.Sprintf("--since=@%d", sinceTime.Unix())
 		g.SinceTime = sinceTime
 	}
-	out, err = gitCmd(ctx, repoDir, "log", "--format=%h %s", "-n", "51", rng)
+	out, err = gitrepo.Run(ctx, repoDir, "log", "--format=%h %s", "-n", "51", rng)
 	if err != nil {
 		g.Note = "the handoff's commit " + short(since) + " is not in this clone's history"
 		return g
@@ -69,28 +69,6 @@ func ReadGitChanges(ctx context.Context, repoDir, since string, sinceTime time.T
 	}
 	return g
 }
-
-func gitCmd(ctx context.Context, dir string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	// core.fsmonitor names a program the repository's config could make
-	// git run; lore never lets it.
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "--no-optional-locks", "-c", "core.fsmonitor=false"}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			first, _, _ := strings.Cut(msg, "\n")
-			return "", &gitError{first}
-		}
-		return "", err
-	}
-	return stdout.String(), nil
-}
-
-type gitError struct{ msg string }
-
-func (e *gitError) Error() string { return e.msg }
 
 func short(h string) string {
 	if len(h) > 7 {

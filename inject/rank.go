@@ -11,7 +11,9 @@ import (
 
 	"github.com/sahilm/fuzzy"
 
-	"lore/lore"
+	"lore/config"
+	"lore/index"
+	"lore/record"
 )
 
 // Field weights: the headline (text, tags, error type) says what a record
@@ -34,14 +36,14 @@ const (
 // statusFactor keeps abandoned and deprecated records below what replaced
 // them; dismissed and promoted observations are not candidates at all.
 var statusFactor = map[string]float64{
-	lore.StatusActive: 1, lore.StatusAbandoned: 0.4, lore.StatusDeprecated: 0.4,
+	record.StatusActive: 1, record.StatusAbandoned: 0.4, record.StatusDeprecated: 0.4,
 }
 
 // Index ranks a snapshot's records against prompts.
 type Index struct {
-	snap     *lore.Snapshot
+	snap     *index.Snapshot
 	synonyms map[string][]string // stemmed term → stemmed synonyms
-	cfg      *lore.Config
+	cfg      *config.Config
 }
 
 // TokenizerVersion names how Terms splits records; change it whenever
@@ -49,25 +51,25 @@ type Index struct {
 const TokenizerVersion = "kw2"
 
 // Tokenizer is the record tokenizer the store's cache keeps terms for.
-func Tokenizer() lore.Tokenizer { return lore.Tokenizer{Version: TokenizerVersion, Terms: Terms} }
+func Tokenizer() index.Tokenizer { return index.Tokenizer{Version: TokenizerVersion, Terms: Terms} }
 
 // Terms are a record's search terms: the headline's (text, tags, error
 // type) and the body's (every other text field).
-func Terms(r *lore.Record) (title, body []string) {
+func Terms(r *record.Record) (title, body []string) {
 	return Keywords(headline(r)), Keywords(strings.Join(bodyFields(r), " "))
 }
 
-func headline(r *lore.Record) string {
+func headline(r *record.Record) string {
 	return r.Text + " " + strings.Join(r.Tags, " ") + " " + r.ErrorType
 }
 
-func bodyFields(r *lore.Record) []string {
+func bodyFields(r *record.Record) []string {
 	return append([]string{r.Rationale, r.Alternatives, r.Context, r.Solution, r.Tool}, append(r.Next, r.Blocked...)...)
 }
 
 // NewIndex ranks over snap's records; dismissed and promoted observations
 // are never candidates.
-func NewIndex(snap *lore.Snapshot, cfg *lore.Config) *Index {
+func NewIndex(snap *index.Snapshot, cfg *config.Config) *Index {
 	return &Index{snap: snap, cfg: cfg, synonyms: stemSynonyms(cfg.Synonyms)}
 }
 
@@ -96,13 +98,13 @@ func stemSynonyms(cfg map[string][]string) map[string][]string {
 
 // Scored is a record with its score and the factors behind it.
 type Scored struct {
-	Rec      *lore.Record `json:"-"`
-	Score    float64      `json:"score"`    // evidence × kind × recency × status
-	Evidence float64      `json:"evidence"` // terms + phrases, boosted by coverage
-	Terms    float64      `json:"terms"`    // saturating, specificity-weighted term matches
-	Phrases  float64      `json:"phrases"`  // prompt words found together in the record
-	Coverage float64      `json:"coverage"` // share of the record's headline terms matched
-	Share    float64      `json:"share"`    // share of the prompt's specificity matched
+	Rec      *record.Record `json:"-"`
+	Score    float64        `json:"score"`    // evidence × kind × recency × status
+	Evidence float64        `json:"evidence"` // terms + phrases, boosted by coverage
+	Terms    float64        `json:"terms"`    // saturating, specificity-weighted term matches
+	Phrases  float64        `json:"phrases"`  // prompt words found together in the record
+	Coverage float64        `json:"coverage"` // share of the record's headline terms matched
+	Share    float64        `json:"share"`    // share of the prompt's specificity matched
 	// Relevance is what the gate weighs: evidence × share. Evidence alone
 	// rises with every word matched; the share tells a record that matches
 	// what the prompt is about from one that shares a word or two of it.
@@ -118,7 +120,7 @@ type Scored struct {
 // Options tune one ranking.
 type Options struct {
 	Now   time.Time
-	Kinds []lore.Kind // only these kinds, if any
+	Kinds []record.Kind // only these kinds, if any
 	// MinEvidence drops candidates with less evidence from the result;
 	// zero keeps every record that matched a keyword.
 	MinEvidence float64
@@ -129,7 +131,7 @@ type termMatch struct {
 	term  string
 	sim   float64
 	how   string
-	posts []lore.Posting // the records holding term, decoded once per query
+	posts []index.Posting // the records holding term, decoded once per query
 }
 
 // query is a prompt prepared for ranking.
@@ -411,7 +413,7 @@ func (q *query) share(mask uint64) float64 {
 // phrases credits pairs of consecutive prompt words found next to each
 // other (or one word apart) in one field of r: a pasted error line or a
 // name of several words says more than the same words scattered.
-func (q *query) phrases(r *lore.Record) float64 {
+func (q *query) phrases(r *record.Record) float64 {
 	pairs := map[[2]string]float64{}
 	for _, f := range append([]string{r.Text}, bodyFields(r)...) {
 		toks := Tokens(f)
@@ -445,7 +447,7 @@ func (q *query) phrases(r *lore.Record) float64 {
 
 // explain says which word of the record each matched prompt word hit, and
 // how, in the words as typed (not stems).
-func (q *query) explain(r *lore.Record, mask uint64) []string {
+func (q *query) explain(r *record.Record, mask uint64) []string {
 	typed := map[string]string{} // record stem → a word of the record
 	for _, f := range append([]string{headline(r)}, bodyFields(r)...) {
 		for _, t := range Tokens(f) {

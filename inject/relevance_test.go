@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode"
 
-	"lore/lore"
+	"lore/record"
 )
 
 // The relevance evaluation (testdata/relevance, see its README): records
@@ -24,8 +24,8 @@ import (
 
 // relevanceSet is the loaded evaluation.
 type relevanceSet struct {
-	records     []*lore.Record // the projects' records
-	distractors []*lore.Record
+	records     []*record.Record // the projects' records
+	distractors []*record.Record
 	ids         map[string]string // key → record ID
 	dev, test   []evalCase
 }
@@ -49,13 +49,13 @@ func loadRelevance(t testing.TB, now time.Time) *relevanceSet {
 	return set
 }
 
-func readRecords(t testing.TB, path string, now time.Time, ids map[string]string) []*lore.Record {
+func readRecords(t testing.TB, path string, now time.Time, ids map[string]string) []*record.Record {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var recs []*lore.Record
+	var recs []*record.Record
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -126,7 +126,7 @@ func TestRelevance(t *testing.T) {
 	}
 	for _, store := range []struct {
 		name string
-		recs []*lore.Record
+		recs []*record.Record
 	}{
 		{"small store", set.records},
 		{"large store", append(slices.Clone(set.records), set.distractors...)},
@@ -181,7 +181,7 @@ type bm25 struct {
 
 type posting struct{ doc, tf int }
 
-func newBM25(recs []*lore.Record, ids map[string]string) *bm25 {
+func newBM25(recs []*record.Record, ids map[string]string) *bm25 {
 	keyOf := map[string]string{}
 	for k, id := range ids {
 		keyOf[id] = k

@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"lore/failures"
-	"lore/lore"
+	"lore/index"
 	"lore/patterns"
+	"lore/record"
 	"lore/transfer"
 )
 
@@ -25,10 +26,10 @@ const (
 
 // Resume is where the last session left off.
 type Resume struct {
-	Handoff   *lore.Record       `json:"-"`
+	Handoff   *record.Record     `json:"-"`
 	Git       *GitChanges        `json:"git,omitempty"`
-	Decisions []*lore.Record     `json:"-"`
-	Patterns  []*lore.Record     `json:"-"`
+	Decisions []*record.Record   `json:"-"`
+	Patterns  []*record.Record   `json:"-"`
 	Failures  []failures.Trigger `json:"recurring_failures"`
 	Inbox     int                `json:"inbox"` // observations waiting for triage
 }
@@ -36,28 +37,28 @@ type Resume struct {
 // BuildResume assembles the view from the snapshot's current records,
 // decoding only those it shows. repoDir is the repository's worktree ("" to
 // skip git).
-func BuildResume(ctx context.Context, snap *lore.Snapshot, repoDir string) *Resume {
+func BuildResume(ctx context.Context, snap *index.Snapshot, repoDir string) *Resume {
 	v := &Resume{}
 	n := snap.Len()
-	docs := make([]lore.Doc, n)
+	docs := make([]index.Doc, n)
 	handoff := -1
 	var decisions, pats []int
 	for i := range n {
 		d := snap.Doc(i)
 		docs[i] = d
-		if d.Status != lore.StatusActive {
+		if d.Status != record.StatusActive {
 			continue
 		}
 		switch d.Kind {
-		case lore.Handoff:
+		case record.Handoff:
 			if handoff < 0 || d.Created > docs[handoff].Created {
 				handoff = i
 			}
-		case lore.Decision:
+		case record.Decision:
 			decisions = append(decisions, i)
-		case lore.Pattern:
+		case record.Pattern:
 			pats = append(pats, i)
-		case lore.Observation:
+		case record.Observation:
 			v.Inbox++
 		}
 	}
@@ -93,7 +94,7 @@ func BuildResume(ctx context.Context, snap *lore.Snapshot, repoDir string) *Resu
 	return v
 }
 
-func confidence(d lore.Doc) float64 {
+func confidence(d index.Doc) float64 {
 	if math.IsNaN(d.Confidence) {
 		return patterns.DefaultConfidence
 	}
@@ -101,8 +102,8 @@ func confidence(d lore.Doc) float64 {
 }
 
 // Records are the records the view shows.
-func (v *Resume) Records() []*lore.Record {
-	var out []*lore.Record
+func (v *Resume) Records() []*record.Record {
+	var out []*record.Record
 	if v.Handoff != nil {
 		out = append(out, v.Handoff)
 	}

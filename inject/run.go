@@ -10,8 +10,11 @@ import (
 	"strconv"
 	"time"
 
-	"lore/lore"
+	"lore/config"
+	"lore/index"
 	"lore/receipts"
+	"lore/record"
+	"lore/store"
 )
 
 // HookDeadline bounds a hook's work: past it, the hook answers from what it
@@ -23,7 +26,7 @@ const maxHookInput = 8 << 20
 
 // Budget resolves the token budget: an explicit flag, then
 // LORE_CONTEXT_BUDGET, then config.toml, then the default.
-func Budget(flag int, getenv func(string) string, cfg *lore.Config) int {
+func Budget(flag int, getenv func(string) string, cfg *config.Config) int {
 	if flag > 0 {
 		return flag
 	}
@@ -38,13 +41,13 @@ func Budget(flag int, getenv func(string) string, cfg *lore.Config) int {
 
 // PromptContext ranks the records for prompt and renders the block, leaving
 // out of the whole-item slots what seen says the session already has.
-func PromptContext(ix *Index, cfg *lore.Config, prompt string, budgetTokens int, now time.Time, seen *Seen) Rendered {
+func PromptContext(ix *Index, cfg *config.Config, prompt string, budgetTokens int, now time.Time, seen *Seen) Rendered {
 	r, _ := promptContext(ix, cfg, prompt, budgetTokens, now, seen)
 	return r
 }
 
 // promptContext is PromptContext that also returns the records in the block.
-func promptContext(ix *Index, cfg *lore.Config, prompt string, budgetTokens int, now time.Time, seen *Seen) (Rendered, []*lore.Record) {
+func promptContext(ix *Index, cfg *config.Config, prompt string, budgetTokens int, now time.Time, seen *Seen) (Rendered, []*record.Record) {
 	maxFull := cfg.Inject.MaxItems
 	if maxFull <= 0 {
 		maxFull = 5
@@ -52,7 +55,7 @@ func promptContext(ix *Index, cfg *lore.Config, prompt string, budgetTokens int,
 	ranked := ix.Rank(prompt, Options{Now: now, Limit: 2 * maxFull})
 	fresh := 0
 	entries := make([]Entry, 0, len(ranked))
-	recs := map[string]*lore.Record{}
+	recs := map[string]*record.Record{}
 	for _, sc := range ranked {
 		if !sc.Inject {
 			continue
@@ -70,7 +73,7 @@ func promptContext(ix *Index, cfg *lore.Config, prompt string, budgetTokens int,
 		return Rendered{}, nil // nothing the session has not seen: stay quiet
 	}
 	r := Render("auto-injected", entries, budgetTokens*CharsPerToken, maxFull)
-	var shown []*lore.Record
+	var shown []*record.Record
 	for _, id := range append(append([]string{}, r.Full...), r.Summary...) {
 		shown = append(shown, recs[id])
 	}
@@ -150,7 +153,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		_, err = out.Write(b)
 		return err
 	}
-	snap, err := s.Snapshot(ctx, lore.SnapshotOptions{Tokenizer: Tokenizer(), Fast: true})
+	snap, err := index.Open(ctx, s, index.SnapshotOptions{Tokenizer: Tokenizer(), Fast: true})
 	if err != nil {
 		return err
 	}
@@ -170,7 +173,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 			return errors.New("no prompt in the hook input")
 		}
 		ix := NewIndex(snap, s.Config)
-		var shown []*lore.Record
+		var shown []*record.Record
 		r, shown = promptContext(ix, s.Config, hin.Prompt, budget, now, seen)
 		seen.Add(r.Full)
 		ev.Event, ev.Marks = receipts.Prompt, Marks(shown)
@@ -193,7 +196,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 }
 
 func recordIDs(ids []string) []string {
-	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !lore.ValidID(id) })
+	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !record.ValidID(id) })
 }
 
 // errNothing is the quiet outcome: no record is relevant.
@@ -203,7 +206,7 @@ var errNothing = errors.New("nothing relevant to inject")
 func IsNothing(err error) bool { return errors.Is(err, errNothing) }
 
 // openForHook finds the store for the repository the hook's cwd is in.
-func openForHook(hin *HookInput, env HookEnv) (*lore.Store, error) {
+func openForHook(hin *HookInput, env HookEnv) (*store.Store, error) {
 	dir := env.StoreDir
 	if dir == "" {
 		dir = env.Getenv("LORE_DIR")
@@ -217,9 +220,9 @@ func openForHook(hin *HookInput, env HookEnv) (*lore.Store, error) {
 	}
 	if dir == "" {
 		var err error
-		if dir, err = lore.FindStore(cwd); err != nil {
+		if dir, err = store.FindStore(cwd); err != nil {
 			return nil, err
 		}
 	}
-	return lore.Open(dir)
+	return store.Open(dir)
 }

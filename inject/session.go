@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"lore/lore"
+	"lore/store"
 )
 
 // Seen remembers which records a session has already been shown whole, so
@@ -30,7 +30,7 @@ func OpenSeen(storeDir, sessionID string) *Seen {
 	if sessionID == "" {
 		return s
 	}
-	s.path = filepath.Join(storeDir, ".local", "sessions", lore.SessionKey(sessionID))
+	s.path = filepath.Join(storeDir, ".local", "sessions", store.SessionKey(sessionID))
 	f, err := os.Open(s.path)
 	if err != nil {
 		return s
@@ -66,7 +66,7 @@ func (s *Seen) Add(ids []string) {
 	_, _ = f.WriteString(strings.Join(ids, "\n") + "\n")
 	f.Close()
 	if os.IsNotExist(statErr) {
-		lore.PruneOldest(dir, maxSessions)
+		store.PruneOldest(dir, maxSessions)
 	}
 }
 

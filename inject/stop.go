@@ -12,8 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"lore/lore"
+	"lore/gitrepo"
 	"lore/receipts"
+	"lore/record"
+	"lore/store"
 )
 
 // SessionStart is what lore remembers of a session's start, to tell at its
@@ -27,7 +29,7 @@ type SessionStart struct {
 }
 
 func startPath(storeDir, session string) string {
-	return filepath.Join(storeDir, ".local", "sessions", lore.SessionKey(session)+".start")
+	return filepath.Join(storeDir, ".local", "sessions", store.SessionKey(session)+".start")
 }
 
 // RememberStart notes the repository's state as a session starts. A
@@ -51,7 +53,7 @@ func saveStart(path string, st SessionStart) {
 		return
 	}
 	_ = os.MkdirAll(filepath.Dir(path), 0o755)
-	_ = lore.WriteAtomic(path, b)
+	_ = store.WriteAtomic(path, b)
 }
 
 // repoState is HEAD and a fingerprint of the working tree's changes: the
@@ -59,12 +61,12 @@ func saveStart(path string, st SessionStart) {
 // further edits to a file that was already modified count too). The store
 // itself is left out: recording memory is not changing the code.
 func repoState(ctx context.Context, storeDir, repoDir string) (head, tree string) {
-	head, _ = gitCmd(ctx, repoDir, "rev-parse", "-q", "--verify", "HEAD")
+	head, _ = gitrepo.Run(ctx, repoDir, "rev-parse", "-q", "--verify", "HEAD")
 	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"}
 	if rel, err := filepath.Rel(repoDir, storeDir); err == nil && !strings.HasPrefix(rel, "..") {
 		args = append(args, "--", ".", ":(exclude)"+filepath.ToSlash(rel))
 	}
-	out, err := gitCmd(ctx, repoDir, args...)
+	out, err := gitrepo.Run(ctx, repoDir, args...)
 	if err != nil {
 		return strings.TrimSpace(head), ""
 	}
@@ -91,7 +93,7 @@ const AskHandoff = `Before you stop: this session changed the repository and rec
 // SessionEnd: it records which injected records the agent used, then, once
 // a session, asks for a handoff if the session changed the repository
 // without recording one. It returns the reason to block with, or "".
-func stop(ctx context.Context, hin *HookInput, s *lore.Store, repoDir string) string {
+func stop(ctx context.Context, hin *HookInput, s *store.Store, repoDir string) string {
 	log := receipts.Open(s.Dir, hin.SessionID)
 	recordUses(log, hin)
 	if hin.Event == EventSessionEnd || !s.Config.Loop.AskHandoff || hin.StopHookActive || hin.SessionID == "" {
@@ -165,7 +167,7 @@ func readTranscript(log *receipts.Log, hin *HookInput) receipts.Activity {
 	from, _ := strconv.ParseInt(strings.TrimSpace(readSmall(mark)), 10, 64)
 	act, to := receipts.ReadTranscript(hin.TranscriptPath, from)
 	if to != from {
-		_ = lore.WriteAtomic(mark, []byte(strconv.FormatInt(to, 10)))
+		_ = store.WriteAtomic(mark, []byte(strconv.FormatInt(to, 10)))
 	}
 	return act
 }
@@ -176,7 +178,7 @@ func readSmall(path string) string {
 }
 
 // Marks are the distinctive phrases of records shown, for receipts.
-func Marks(recs []*lore.Record) map[string][]uint32 {
+func Marks(recs []*record.Record) map[string][]uint32 {
 	out := map[string][]uint32{}
 	for _, r := range recs {
 		var fields [][]string
@@ -201,9 +203,9 @@ func stems(text string) []string {
 // handoffSince reports a handoff recorded at or after t, reading only the
 // handoff shards written since.
 func handoffSince(storeDir string, t time.Time) bool {
-	months, _ := filepath.Glob(filepath.Join(storeDir, lore.Handoff.Dir(), "*"))
+	months, _ := filepath.Glob(filepath.Join(storeDir, record.Handoff.Dir(), "*"))
 	for _, m := range months {
-		files, _ := filepath.Glob(filepath.Join(m, "*"+lore.Handoff.Ext()))
+		files, _ := filepath.Glob(filepath.Join(m, "*"+record.Handoff.Ext()))
 		for _, f := range files {
 			info, err := os.Stat(f)
 			if err != nil || info.ModTime().Before(t.Add(-time.Second)) {
@@ -213,9 +215,9 @@ func handoffSince(storeDir string, t time.Time) bool {
 			if err != nil {
 				continue
 			}
-			recs, _, _ := lore.ParseShard(f, data)
+			recs, _, _ := record.ParseShard(f, data)
 			for _, r := range recs {
-				if r.Kind == lore.Handoff && !r.Created.Before(t) {
+				if r.Kind == record.Handoff && !r.Created.Before(t) {
 					return true
 				}
 			}

@@ -6,7 +6,8 @@ package journal
 import (
 	"strings"
 
-	"lore/lore"
+	"lore/record"
+	"lore/store"
 )
 
 // Options are a decision's optional fields.
@@ -17,8 +18,8 @@ type Options struct {
 }
 
 // Remember appends a new decision.
-func Remember(s *lore.Store, text string, o Options) (*lore.Record, error) {
-	r, err := s.New(lore.Decision, text, o.Tags)
+func Remember(s *store.Store, text string, o Options) (*record.Record, error) {
+	r, err := s.New(record.Decision, text, o.Tags)
 	if err != nil {
 		return nil, err
 	}
@@ -29,31 +30,31 @@ func Remember(s *lore.Store, text string, o Options) (*lore.Record, error) {
 
 // Revise appends a new version of a decision with new text, and a new
 // rationale when one is given. Revising brings an abandoned decision back.
-func Revise(s *lore.Store, ref, text, rationale string) (*lore.Record, error) {
+func Revise(s *store.Store, ref, text, rationale string) (*record.Record, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return nil, lore.ErrEmptyText
+		return nil, store.ErrEmptyText
 	}
-	return s.Update(lore.Decision, ref, func(r *lore.Record) error {
+	return s.Update(record.Decision, ref, func(r *record.Record) error {
 		r.Text = text
 		if rationale = strings.TrimSpace(rationale); rationale != "" {
 			r.Rationale = rationale
 		}
-		r.Status = lore.StatusActive
+		r.Status = record.StatusActive
 		return nil
 	})
 }
 
 // Abandon appends a version that marks the decision abandoned.
-func Abandon(s *lore.Store, ref string) (*lore.Record, error) {
-	return s.Update(lore.Decision, ref, func(r *lore.Record) error {
-		r.Status = lore.StatusAbandoned
+func Abandon(s *store.Store, ref string) (*record.Record, error) {
+	return s.Update(record.Decision, ref, func(r *record.Record) error {
+		r.Status = record.StatusAbandoned
 		return nil
 	})
 }
 
 // Body is the decision's detail, one line each, for display.
-func Body(r *lore.Record) []string {
+func Body(r *record.Record) []string {
 	var out []string
 	if r.Rationale != "" {
 		out = append(out, "Rationale: "+r.Rationale)

@@ -9,7 +9,8 @@ import (
 	"math"
 	"strings"
 
-	"lore/lore"
+	"lore/record"
+	"lore/store"
 )
 
 // DefaultConfidence is a new pattern's confidence when none is given.
@@ -35,7 +36,7 @@ func (e *ConfidenceError) Error() string {
 }
 
 // Learn appends a new pattern.
-func Learn(s *lore.Store, text string, o Options) (*lore.Record, error) {
+func Learn(s *store.Store, text string, o Options) (*record.Record, error) {
 	c := DefaultConfidence
 	if o.Confidence != nil {
 		c = *o.Confidence
@@ -43,7 +44,7 @@ func Learn(s *lore.Store, text string, o Options) (*lore.Record, error) {
 	if c < 0 || c > 1 || math.IsNaN(c) {
 		return nil, &ConfidenceError{c}
 	}
-	r, err := s.New(lore.Pattern, text, o.Tags)
+	r, err := s.New(record.Pattern, text, o.Tags)
 	if err != nil {
 		return nil, err
 	}
@@ -56,27 +57,27 @@ func Learn(s *lore.Store, text string, o Options) (*lore.Record, error) {
 
 // Validate appends a version with confidence raised by ValidateStep (at
 // most 1) and the validation counted.
-func Validate(s *lore.Store, ref string) (*lore.Record, error) {
-	return s.Update(lore.Pattern, ref, func(r *lore.Record) error {
+func Validate(s *store.Store, ref string) (*record.Record, error) {
+	return s.Update(record.Pattern, ref, func(r *record.Record) error {
 		c := Confidence(r) + ValidateStep
 		c = math.Round(math.Min(c, 1)*100) / 100
 		r.Confidence = &c
 		r.Validations++
-		r.Status = lore.StatusActive
+		r.Status = record.StatusActive
 		return nil
 	})
 }
 
 // Deprecate appends a version that marks the pattern deprecated.
-func Deprecate(s *lore.Store, ref string) (*lore.Record, error) {
-	return s.Update(lore.Pattern, ref, func(r *lore.Record) error {
-		r.Status = lore.StatusDeprecated
+func Deprecate(s *store.Store, ref string) (*record.Record, error) {
+	return s.Update(record.Pattern, ref, func(r *record.Record) error {
+		r.Status = record.StatusDeprecated
 		return nil
 	})
 }
 
 // Confidence is the pattern's confidence, or the default if unset.
-func Confidence(r *lore.Record) float64 {
+func Confidence(r *record.Record) float64 {
 	if r.Confidence == nil {
 		return DefaultConfidence
 	}
@@ -85,7 +86,7 @@ func Confidence(r *lore.Record) float64 {
 
 // Heading is the pattern's title line detail: "(confidence: 0.9)", and
 // "anti-pattern" when it says what not to do.
-func Heading(r *lore.Record) string {
+func Heading(r *record.Record) string {
 	h := fmt.Sprintf("(confidence: %.1f)", Confidence(r))
 	if r.Anti {
 		h = "(anti-pattern, confidence: " + fmt.Sprintf("%.1f", Confidence(r)) + ")"
@@ -94,7 +95,7 @@ func Heading(r *lore.Record) string {
 }
 
 // Body is the pattern's detail, one line each, for display.
-func Body(r *lore.Record) []string {
+func Body(r *record.Record) []string {
 	var out []string
 	if r.Context != "" {
 		out = append(out, "Context: "+r.Context)

@@ -18,7 +18,7 @@ import (
 	"sort"
 	"time"
 
-	"lore/lore"
+	"lore/store"
 )
 
 // Events in a receipt.
@@ -71,7 +71,7 @@ func Open(storeDir, session string) *Log {
 	if session == "" {
 		return &Log{}
 	}
-	return &Log{path: filepath.Join(Dir(storeDir), lore.SessionKey(session)+".jsonl"), session: session}
+	return &Log{path: filepath.Join(Dir(storeDir), store.SessionKey(session)+".jsonl"), session: session}
 }
 
 // Append adds ev as one line, written with a single write so concurrent
@@ -97,7 +97,7 @@ func (l *Log) Append(ev Event) {
 		if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 			return
 		}
-		defer lore.PruneOldest(filepath.Dir(l.path), maxFiles)
+		defer store.PruneOldest(filepath.Dir(l.path), maxFiles)
 	}
 	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"lore/lore"
+	"lore/record"
 )
 
 // What an agent did in a session, as far as deciding use goes: the text it
@@ -193,7 +193,7 @@ func Uses(shown map[string][]uint32, act Activity, textShingles []uint32) map[st
 	uses := map[string]string{}
 	for id, marks := range shown {
 		switch {
-		case strings.Contains(text, lore.ShortID(id)):
+		case strings.Contains(text, record.ShortID(id)):
 			uses[id] = "named"
 		case ranShow(act.Commands, id):
 			uses[id] = "shown"

@@ -5,7 +5,8 @@ package transfer
 import (
 	"strings"
 
-	"lore/lore"
+	"lore/record"
+	"lore/store"
 )
 
 // Options are a handoff's optional fields.
@@ -16,8 +17,8 @@ type Options struct {
 }
 
 // Handoff appends a new handoff.
-func Handoff(s *lore.Store, summary string, o Options) (*lore.Record, error) {
-	r, err := s.New(lore.Handoff, summary, o.Tags)
+func Handoff(s *store.Store, summary string, o Options) (*record.Record, error) {
+	r, err := s.New(record.Handoff, summary, o.Tags)
 	if err != nil {
 		return nil, err
 	}
@@ -27,10 +28,10 @@ func Handoff(s *lore.Store, summary string, o Options) (*lore.Record, error) {
 }
 
 // Latest returns the newest active handoff among recs, or nil.
-func Latest(recs []*lore.Record) *lore.Record {
-	var best *lore.Record
+func Latest(recs []*record.Record) *record.Record {
+	var best *record.Record
 	for _, r := range recs {
-		if r.Kind == lore.Handoff && r.Active() && (best == nil || r.Created.After(best.Created)) {
+		if r.Kind == record.Handoff && r.Active() && (best == nil || r.Created.After(best.Created)) {
 			best = r
 		}
 	}
@@ -38,7 +39,7 @@ func Latest(recs []*lore.Record) *lore.Record {
 }
 
 // Body is the handoff's next steps and blockers, one line each.
-func Body(r *lore.Record) []string {
+func Body(r *record.Record) []string {
 	var out []string
 	for _, n := range r.Next {
 		out = append(out, "Next: "+n)

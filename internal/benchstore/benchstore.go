@@ -10,7 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"lore/lore"
+	"lore/record"
+	"lore/store"
 )
 
 var (
@@ -31,7 +32,7 @@ var (
 // Generate writes n records of all kinds into store dir (a .lore
 // directory), perShard records to a shard, about one in ten revised.
 func Generate(dir string, n, perShard int, seed uint64) error {
-	if _, err := lore.Init(dir); err != nil {
+	if _, err := store.Init(dir); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
@@ -40,19 +41,19 @@ func Generate(dir string, n, perShard int, seed uint64) error {
 	files := map[string]*strings.Builder{}
 	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
 	shard := 0
-	var last []*lore.Record
+	var last []*record.Record
 	for i := range n {
 		if i%perShard == 0 {
 			shard++
 		}
 		ts := start.Add(time.Duration(float64(span) * float64(i) / float64(n)))
-		var r *lore.Record
+		var r *record.Record
 		if len(last) > 0 && rng.IntN(10) == 0 {
 			prev := last[rng.IntN(len(last))]
-			r = prev.Derive(ts, lore.Origin{Author: prev.Author, Branch: "main", Commit: prev.Commit})
+			r = prev.Derive(ts, record.Origin{Author: prev.Author, Branch: "main", Commit: prev.Commit})
 			r.Text = prev.Text + " (revised)"
 		} else {
-			r = record(rng, pick, ts)
+			r = newRecord(rng, pick, ts)
 			last = append(last, r)
 			if len(last) > 200 {
 				last = last[1:]
@@ -61,7 +62,7 @@ func Generate(dir string, n, perShard int, seed uint64) error {
 		path := filepath.Join(dir, r.Kind.Dir(), ts.Format("2006-01"), fmt.Sprintf("main-%07x-bench%d%s", shard, shard%7, r.Kind.Ext()))
 		var line []byte
 		var err error
-		if r.Kind == lore.Pattern {
+		if r.Kind == record.Pattern {
 			line, err = r.MarshalTable()
 		} else {
 			line, err = r.MarshalLine()
@@ -95,26 +96,26 @@ func Generate(dir string, n, perShard int, seed uint64) error {
 	})
 }
 
-func record(rng *rand.Rand, pick func([]string) string, ts time.Time) *lore.Record {
-	kinds := []lore.Kind{lore.Decision, lore.Decision, lore.Pattern, lore.Failure, lore.Failure, lore.Handoff, lore.Observation}
+func newRecord(rng *rand.Rand, pick func([]string) string, ts time.Time) *record.Record {
+	kinds := []record.Kind{record.Decision, record.Decision, record.Pattern, record.Failure, record.Failure, record.Handoff, record.Observation}
 	k := kinds[rng.IntN(len(kinds))]
-	r := &lore.Record{V: 1, ID: lore.NewID(k, ts), Kind: k, Time: ts, Created: ts,
+	r := &record.Record{V: 1, ID: record.NewID(k, ts), Kind: k, Time: ts, Created: ts,
 		Author: "Bench <bench@example.com>", Branch: "main", Commit: fmt.Sprintf("%040x", rng.Uint64()),
 		Tags: []string{pick(subjects), pick(subjects)}}
 	subject := pick(subjects)
 	switch k {
-	case lore.Decision:
+	case record.Decision:
 		r.Text = fmt.Sprintf("%s %s for the %s", pick(decisions), pick(tools), subject)
 		r.Rationale = fmt.Sprintf("the %s %s %s", pick(subjects), pick(verbs), pick(contexts))
-	case lore.Pattern:
+	case record.Pattern:
 		c := 0.5 + rng.Float64()/2
 		r.Text = fmt.Sprintf("%s %s with %s", strings.ToUpper(subject[:1])+subject[1:], pick(verbs), pick(tools))
 		r.Context, r.Solution, r.Confidence = pick(contexts), fmt.Sprintf("use %s for the %s", pick(tools), pick(subjects)), &c
-	case lore.Failure:
+	case record.Failure:
 		r.ErrorType = pick(errorTypes)
 		r.Text = fmt.Sprintf("%s %s %s", subject, pick(verbs), pick(contexts))
 		r.Tool = "Bash"
-	case lore.Handoff:
+	case record.Handoff:
 		r.Text = fmt.Sprintf("Worked on the %s: %s no longer %s", subject, pick(subjects), pick(verbs))
 		r.Next = []string{fmt.Sprintf("check the %s %s", pick(subjects), pick(contexts))}
 	default:

@@ -1,0 +1,217 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"lore/record"
+)
+
+// Config is .lore/config.toml. Zero values mean "use the default".
+type Config struct {
+	Format   int                 `toml:"format"`
+	Inject   InjectConfig        `toml:"inject"`
+	Loop     LoopConfig          `toml:"loop"`
+	Weights  map[string]float64  `toml:"weights"`
+	Synonyms map[string][]string `toml:"synonyms"`
+}
+
+// InjectConfig tunes what the prompt hook injects.
+type InjectConfig struct {
+	Budget       int     `toml:"budget"`         // tokens, about 4 characters each
+	MinRelevance float64 `toml:"min_relevance"`  // how well a record must match to be injected
+	Threshold    float64 `toml:"threshold"`      // before min_relevance; read and ignored
+	HalfLifeDays float64 `toml:"half_life_days"` // recency decay
+	MaxItems     int     `toml:"max_items"`      // whole items at most
+}
+
+// LoopConfig tunes how lore asks agents to record what they learn.
+type LoopConfig struct {
+	Teach      bool `toml:"teach"`       // end the session-start view with how to record
+	AskHandoff bool `toml:"ask_handoff"` // ask once for a handoff when a session changed the repository
+}
+
+// DefaultConfig is what lore init writes; every value is the built-in default.
+const DefaultConfig = `# lore settings. Every value below is the built-in default;
+# change one and commit it to change it for everyone on the repository.
+format = 1
+
+[inject]
+# Token budget of the block injected on each prompt (about 4 characters a token).
+# LORE_CONTEXT_BUDGET overrides it for one shell.
+budget = 2000
+# How well a record must match a prompt to be injected at all: its evidence
+# (specific words and phrases of the prompt it holds) times the share of the
+# prompt's specific words it matches (lore inject --explain shows both).
+# Lower injects more, and more noise; higher injects less.
+min_relevance = 1.1
+# Days after which a record's recency weight has halved.
+half_life_days = 90
+# Whole items at most; the rest become one-line ID summaries.
+max_items = 5
+
+[loop]
+# End the session-start view (and lore export) with the commands an agent
+# uses to record decisions, patterns, failures and a handoff.
+teach = true
+# When a session changed the repository and recorded no handoff, answer its
+# first Stop once, asking the agent to record one.
+ask_handoff = true
+
+[weights]
+# record.Kind weights used in ranking.
+pattern = 1.0
+decision = 0.9
+failure = 0.8
+handoff = 0.7
+observation = 0.5
+
+[synonyms]
+# Words that should also match each other in prompts and records.
+deploy = ["ci", "pipeline", "release", "ship", "rollout"]
+test = ["spec", "unittest", "testing"]
+database = ["db", "sql", "postgres", "sqlite"]
+auth = ["login", "signin", "authentication", "oauth"]
+money = ["amount", "price", "currency", "cents"]
+secrets = ["credentials", "password", "token"]
+config = ["configuration", "cfg"]
+dependencies = ["deps", "requirements", "lockfile"]
+docs = ["documentation", "readme"]
+`
+
+// ConfigError is a problem in config.toml at a line.
+type ConfigError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+var typeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+
+// LoadConfig reads dir/config.toml over the defaults. A missing file means
+// the defaults; a malformed one is an error naming file, line and key.
+func LoadConfig(dir string) (*Config, error) {
+	path := filepath.Join(dir, "config.toml")
+	cfg := defaults()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	md, err := toml.Decode(string(data), cfg)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			msg := pe.Message
+			if pe.LastKey != "" {
+				msg = fmt.Sprintf("key %q: %s", pe.LastKey, pe.Message)
+			}
+			return nil, &ConfigError{path, pe.Position.Line, msg}
+		}
+		// Type mismatches come as "toml: line N (last key "k"): msg".
+		if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, &ConfigError{path, line, fmt.Sprintf("key %q: %s", m[2], m[3])}
+		}
+		return nil, &ConfigError{path, 0, err.Error()}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0]
+		return nil, &ConfigError{path, keyLine(data, k[len(k)-1]), fmt.Sprintf("unknown key %q", k.String())}
+	}
+	if cfg.Format > record.FormatVersion {
+		return nil, fmt.Errorf("%s:%d: %w", path, keyLine(data, "format"), &record.ErrNewerFormat{Version: cfg.Format})
+	}
+	return cfg, cfg.validate(path, data)
+}
+
+func (c *Config) validate(path string, data []byte) error {
+	bad := func(key, msg string) error {
+		return &ConfigError{path, keyLine(data, key), fmt.Sprintf("key %q: %s", key, msg)}
+	}
+	if c.Inject.Budget < 0 {
+		return bad("budget", "must not be negative")
+	}
+	if c.Inject.MinRelevance < 0 {
+		return bad("min_relevance", "must not be negative")
+	}
+	if c.Inject.HalfLifeDays <= 0 {
+		return bad("half_life_days", "must be positive")
+	}
+	for k, w := range c.Weights {
+		if _, err := record.ParseKind(k); err != nil {
+			return bad(k, "not a kind")
+		}
+		if w < 0 {
+			return bad(k, "weight must not be negative")
+		}
+	}
+	return nil
+}
+
+func defaults() *Config {
+	return &Config{
+		Format: record.FormatVersion,
+		Inject: InjectConfig{Budget: 2000, MinRelevance: 1.1, HalfLifeDays: 90, MaxItems: 5},
+		Loop:   LoopConfig{Teach: true, AskHandoff: true},
+		Weights: map[string]float64{
+			"pattern": 1.0, "decision": 0.9, "failure": 0.8, "handoff": 0.7, "observation": 0.5,
+		},
+		Synonyms: defaultSynonyms(),
+	}
+}
+
+// Weight is the ranking weight of kind k.
+func (c *Config) Weight(k record.Kind) float64 {
+	if w, ok := c.Weights[string(k)]; ok {
+		return w
+	}
+	return defaults().Weights[string(k)]
+}
+
+// keyLine finds the first line that assigns key, for messages about keys
+// the TOML decoder does not position.
+func keyLine(data []byte, key string) int {
+	for i, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		if rest, ok := strings.CutPrefix(l, key); ok && strings.HasPrefix(strings.TrimSpace(rest), "=") {
+			return i + 1
+		}
+		if rest, ok := strings.CutPrefix(l, `"`+key+`"`); ok && strings.HasPrefix(strings.TrimSpace(rest), "=") {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// defaultSynonyms must say what DefaultConfig's [synonyms] says; a test
+// holds them together.
+func defaultSynonyms() map[string][]string {
+	return map[string][]string{
+		"deploy":       {"ci", "pipeline", "release", "ship", "rollout"},
+		"test":         {"spec", "unittest", "testing"},
+		"database":     {"db", "sql", "postgres", "sqlite"},
+		"auth":         {"login", "signin", "authentication", "oauth"},
+		"money":        {"amount", "price", "currency", "cents"},
+		"secrets":      {"credentials", "password", "token"},
+		"config":       {"configuration", "cfg"},
+		"dependencies": {"deps", "requirements", "lockfile"},
+		"docs":         {"documentation", "readme"},
+	}
+}

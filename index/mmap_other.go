@@ -1,0 +1,7 @@
+//go:build !unix
+
+package index
+
+import "os"
+
+func mapFile(path string) ([]byte, error) { return os.ReadFile(path) }

@@ -1,7 +1,0 @@
-//go:build !unix
-
-package lore
-
-import "os"
-
-func mapFile(path string) ([]byte, error) { return os.ReadFile(path) }

@@ -1,0 +1,134 @@
+package record
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Warning is a problem found while reading that does not stop the read:
+// the line is skipped and every other record is still served.
+type Warning struct {
+	Pos  Pos
+	Kind WarningKind
+	Msg  string
+}
+
+// WarningKind classifies warnings so doctor can decide what is safe to fix.
+type WarningKind int
+
+const (
+	WarnMalformed WarningKind = iota // a line or table that does not parse
+	WarnTorn                         // a last line cut off mid-write
+	WarnConflict                     // a git conflict marker
+)
+
+func (w Warning) String() string { return fmt.Sprintf("%s: %s", w.Pos, w.Msg) }
+
+// ParseShard reads a shard of either format, by its extension: TOML for
+// patterns, JSONL for the rest. name is used in positions.
+func ParseShard(name string, data []byte) ([]*Record, []Warning, error) {
+	if strings.HasSuffix(name, ".toml") {
+		return ParseTOML(name, data)
+	}
+	return ParseJSONL(name, data)
+}
+
+// ParseJSONL reads one JSONL shard. name is used in positions.
+func ParseJSONL(name string, data []byte) ([]*Record, []Warning, error) {
+	var recs []*Record
+	var warns []Warning
+	lineNo := 0
+	for len(data) > 0 {
+		lineNo++
+		line := data
+		complete := false
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data, complete = data[:i], data[i+1:], true
+		} else {
+			data = nil
+		}
+		line = bytes.TrimRight(line, "\r")
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		pos := Pos{name, lineNo}
+		if IsConflictMarker(line) {
+			warns = append(warns, Warning{pos, WarnConflict, "git conflict marker; records on both sides are kept, remove the marker lines"})
+			continue
+		}
+		r, err := UnmarshalLine(line)
+		if err != nil {
+			var nf *ErrNewerFormat
+			if errors.As(err, &nf) {
+				return nil, nil, fmt.Errorf("%s: record %w", pos, err)
+			}
+			if !complete {
+				warns = append(warns, Warning{pos, WarnTorn, "torn last line (cut off mid-write) skipped; run 'lore doctor --fix'"})
+			} else {
+				warns = append(warns, Warning{pos, WarnMalformed, "malformed record skipped: " + err.Error()})
+			}
+			continue
+		}
+		r.Source = pos
+		recs = append(recs, r)
+	}
+	return recs, warns, nil
+}
+
+// ParseTOML reads one patterns shard.
+func ParseTOML(name string, data []byte) ([]*Record, []Warning, error) {
+	var recs []*Record
+	var warns []Warning
+	chunks, stray := SplitTables(data)
+	for _, l := range stray {
+		warns = append(warns, Warning{Pos{name, l}, WarnMalformed, "text outside a [[pattern]] table skipped"})
+	}
+	for _, c := range chunks {
+		// Conflict markers inside a table: report them, drop the marker
+		// lines, and still read what is on both sides.
+		lines := strings.SplitAfter(c.Text, "\n")
+		kept := lines[:0]
+		for i, l := range lines {
+			if IsConflictMarker([]byte(l)) {
+				warns = append(warns, Warning{Pos{name, c.Line + i}, WarnConflict, "git conflict marker; remove the marker lines"})
+				kept = append(kept, "\n") // keep line numbers
+				continue
+			}
+			kept = append(kept, l)
+		}
+		c.Text = strings.Join(kept, "")
+		r, err := UnmarshalTable(c)
+		if err != nil {
+			var nf *ErrNewerFormat
+			if errors.As(err, &nf) {
+				return nil, nil, fmt.Errorf("%s: record %w", Pos{name, c.Line}, nf)
+			}
+			line := c.Line
+			var le *LineError
+			if errors.As(err, &le) {
+				line, err = le.Line, le.Err
+			}
+			kind := WarnMalformed
+			if !strings.HasSuffix(c.Text, "\n") {
+				kind = WarnTorn
+			}
+			warns = append(warns, Warning{Pos{name, line}, kind, "malformed [[pattern]] table skipped: " + err.Error()})
+			continue
+		}
+		r.Source = Pos{name, c.Line}
+		recs = append(recs, r)
+	}
+	return recs, warns, nil
+}
+
+func IsConflictMarker(line []byte) bool {
+	for _, m := range []string{"<<<<<<< ", ">>>>>>> ", "||||||| "} {
+		if bytes.HasPrefix(line, []byte(m)) {
+			return true
+		}
+	}
+	t := bytes.TrimRight(line, "\r\n")
+	return string(t) == "=======" || string(t) == "<<<<<<<" || string(t) == ">>>>>>>"
+}

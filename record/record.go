@@ -1,0 +1,267 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+)
+
+// FormatVersion is the on-disk format this build writes. A record or store
+// with a larger major version is refused rather than guessed at.
+const FormatVersion = 1
+
+// Statuses a version can carry. The empty status means active.
+const (
+	StatusActive     = ""
+	StatusAbandoned  = "abandoned"  // decision given up
+	StatusDeprecated = "deprecated" // pattern no longer advised
+	StatusPromoted   = "promoted"   // observation turned into another record
+	StatusDismissed  = "dismissed"  // observation triaged away
+)
+
+// Record is one version of one record. Every kind shares the envelope (V to
+// Commit); the kind fields below it are used by the kinds that own them.
+// Fields this build does not know are kept in Extra and written back
+// unchanged when a new version is derived from this one.
+type Record struct {
+	V       int       `json:"v" toml:"v"`
+	ID      string    `json:"id" toml:"id"`
+	Kind    Kind      `json:"kind" toml:"kind"`
+	Time    time.Time `json:"ts" toml:"ts"`           // when this version was written
+	Created time.Time `json:"created" toml:"created"` // when the first version was written
+	Status  string    `json:"status,omitempty" toml:"status,omitempty"`
+	Text    string    `json:"text" toml:"text"` // decision, pattern name, failure message, handoff summary, observation
+	Tags    []string  `json:"tags,omitempty" toml:"tags,omitempty"`
+	Author  string    `json:"author,omitempty" toml:"author,omitempty"`
+	Branch  string    `json:"branch,omitempty" toml:"branch,omitempty"`
+	Commit  string    `json:"commit,omitempty" toml:"commit,omitempty"`
+
+	// decision
+	Rationale    string `json:"rationale,omitempty" toml:"rationale,omitempty"`
+	Alternatives string `json:"alternatives,omitempty" toml:"alternatives,omitempty"`
+	// pattern
+	Context     string   `json:"context,omitempty" toml:"context,omitempty"`
+	Solution    string   `json:"solution,omitempty" toml:"solution,omitempty"`
+	Anti        bool     `json:"anti,omitempty" toml:"anti,omitempty"`
+	Confidence  *float64 `json:"confidence,omitempty" toml:"confidence,omitempty"`
+	Validations int      `json:"validations,omitempty" toml:"validations,omitzero"`
+	// failure
+	ErrorType string `json:"error_type,omitempty" toml:"error_type,omitempty"`
+	Tool      string `json:"tool,omitempty" toml:"tool,omitempty"`
+	// handoff
+	Next    []string `json:"next,omitempty" toml:"next,omitempty"`
+	Blocked []string `json:"blocked,omitempty" toml:"blocked,omitempty"`
+	// lineage: an observation promoted to another record, and back
+	PromotedTo string `json:"promoted_to,omitempty" toml:"promoted_to,omitempty"`
+	From       string `json:"from,omitempty" toml:"from,omitempty"`
+
+	Extra map[string]any `json:"-" toml:"-"`
+
+	// Where this version was read from; not stored.
+	Source Pos `json:"-" toml:"-"`
+}
+
+// Pos is a place in a store file, for messages.
+type Pos struct {
+	File string
+	Line int
+}
+
+func (p Pos) String() string {
+	if p.File == "" {
+		return "(new)"
+	}
+	return fmt.Sprintf("%s:%d", p.File, p.Line)
+}
+
+// Active reports whether the record is current and in force.
+func (r *Record) Active() bool { return r.Status == StatusActive }
+
+// Short is the record's short ID.
+func (r *Record) Short() string { return ShortID(r.ID) }
+
+// Derive returns a copy of r to be appended as its next version: same ID,
+// same creation time and unknown fields, a fresh timestamp and origin.
+func (r *Record) Derive(now time.Time, o Origin) *Record {
+	n := *r
+	n.V = FormatVersion
+	n.Time = now.UTC()
+	n.Author, n.Branch, n.Commit = o.Author, o.Branch, o.Commit
+	n.Tags = append([]string(nil), r.Tags...)
+	n.Next = append([]string(nil), r.Next...)
+	n.Blocked = append([]string(nil), r.Blocked...)
+	if r.Confidence != nil {
+		c := *r.Confidence
+		n.Confidence = &c
+	}
+	n.Source = Pos{}
+	return &n
+}
+
+// Origin is where a record is made: the git author, branch and HEAD.
+type Origin struct {
+	Author string
+	Branch string
+	Commit string
+}
+
+// knownJSONFields are the JSON names of Record's fields, read from its tags
+// once; nothing writes to it afterwards.
+var knownJSONFields = func() map[string]bool {
+	m := map[string]bool{}
+	t := reflect.TypeOf(Record{})
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			m[name] = true
+		}
+	}
+	return m
+}()
+
+// MarshalLine encodes r as one JSONL line (with the trailing newline),
+// unknown fields included. Control characters are escaped by encoding/json,
+// so a record can never span lines.
+func (r *Record) MarshalLine() ([]byte, error) {
+	type plain Record
+	b, err := marshalNoEscape((*plain)(r))
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Extra) > 0 {
+		keys := make([]string, 0, len(r.Extra))
+		for k := range r.Extra {
+			if !knownJSONFields[k] {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		var buf bytes.Buffer
+		buf.Write(b[:len(b)-1])
+		for _, k := range keys {
+			v, err := json.Marshal(r.Extra[k])
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %w", k, err)
+			}
+			kb, _ := json.Marshal(k)
+			buf.WriteByte(',')
+			buf.Write(kb)
+			buf.WriteByte(':')
+			buf.Write(v)
+		}
+		buf.WriteByte('}')
+		b = buf.Bytes()
+	}
+	return append(b, '\n'), nil
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping, so "<" stays
+// readable and greppable in the files.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// UnmarshalLine decodes one JSONL line and checks the envelope.
+func UnmarshalLine(line []byte) (*Record, error) {
+	type plain Record
+	var r plain
+	if err := json.Unmarshal(line, &r); err != nil {
+		return nil, err
+	}
+	rec := (*Record)(&r)
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(line, &all); err == nil {
+		for k, v := range all {
+			if !knownJSONFields[k] {
+				if rec.Extra == nil {
+					rec.Extra = map[string]any{}
+				}
+				rec.Extra[k] = v
+			}
+		}
+	}
+	return rec, rec.Validate()
+}
+
+// ErrNewerFormat marks a record or store written by a newer lore.
+type ErrNewerFormat struct{ Version int }
+
+func (e *ErrNewerFormat) Error() string {
+	return fmt.Sprintf("written by a newer lore (format %d, this lore reads up to %d)", e.Version, FormatVersion)
+}
+
+// Validate checks what every record needs: format version, an ID of its kind, timestamps.
+func (r *Record) Validate() error {
+	switch {
+	case r.V > FormatVersion:
+		return &ErrNewerFormat{r.V}
+	case r.V < 1:
+		return fmt.Errorf("missing format version \"v\"")
+	case !ValidID(r.ID):
+		return fmt.Errorf("bad id %q", r.ID)
+	case r.Time.IsZero():
+		return fmt.Errorf("missing timestamp \"ts\"")
+	}
+	k, _ := KindOfID(r.ID)
+	if r.Kind == "" {
+		r.Kind = k
+	}
+	if r.Kind != k {
+		return fmt.Errorf("kind %q does not match id %s", r.Kind, r.ID)
+	}
+	if r.Created.IsZero() {
+		r.Created = r.Time
+	}
+	return nil
+}
+
+// Newer reports whether a supersedes b: the later timestamp wins, never the
+// position in a file. Equal timestamps are broken by content so every clone
+// picks the same winner; lore doctor reports such ties.
+func Newer(a, b *Record) bool {
+	if !a.Time.Equal(b.Time) {
+		return a.Time.After(b.Time)
+	}
+	la, _ := a.MarshalLine()
+	lb, _ := b.MarshalLine()
+	return string(la) > string(lb)
+}
+
+// Title is the record's one-line headline.
+func (r *Record) Title() string {
+	if r.Kind == Failure && r.ErrorType != "" {
+		return r.ErrorType + ": " + r.Text
+	}
+	return r.Text
+}
+
+// SearchText is every text field of the record, for matching.
+func (r *Record) SearchText() string {
+	parts := []string{r.Text, r.Rationale, r.Alternatives, r.Context, r.Solution, r.ErrorType, r.Tool}
+	parts = append(parts, r.Next...)
+	parts = append(parts, r.Blocked...)
+	parts = append(parts, r.Tags...)
+	return strings.Join(parts, " ")
+}
+
+// CutText shortens s to about n characters at a word boundary.
+func CutText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n], ' '); i > 0 {
+		return s[:i] + "…"
+	}
+	return s[:n] + "…"
+}

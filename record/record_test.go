@@ -1,0 +1,141 @@
+package record
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestIDFormat(t *testing.T) {
+	now := time.Date(2026, 2, 10, 12, 0, 0, 0, time.UTC)
+	seen := map[string]bool{}
+	for range 1000 {
+		id := NewID(Decision, now)
+		if !ValidID(id) {
+			t.Fatalf("NewID made an invalid ID %q", id)
+		}
+		if !strings.HasPrefix(id, "dec-") || len(id) != len("dec-")+17 {
+			t.Fatalf("unexpected shape %q", id)
+		}
+		if seen[ShortID(id)] {
+			t.Fatalf("short ID %s repeated within 1000 IDs made in the same millisecond", ShortID(id))
+		}
+		seen[ShortID(id)] = true
+	}
+	if got := ShortID("pat-abcdefgh123456789"); got != "pat-abcdefgh" {
+		t.Errorf("ShortID = %q", got)
+	}
+	for _, bad := range []string{"", "dec-", "dec-abc", "xyz-abcdefgh1", "dec-ABCDEFGH1", "dec-abcdefgi"} {
+		if ValidID(bad) {
+			t.Errorf("ValidID(%q) = true", bad)
+		}
+	}
+}
+
+func sample() *Record {
+	c := 0.9
+	now := time.Date(2026, 2, 10, 12, 0, 0, 123456789, time.UTC)
+	return &Record{V: 1, ID: "pat-abcdefgh012345678", Kind: Pattern, Time: now, Created: now,
+		Text: "Safe bash arithmetic", Context: "set -e scripts", Solution: "x=$((x+1))", Confidence: &c,
+		Tags: []string{"bash"}, Author: "Ada <ada@example.com>", Branch: "main", Commit: strings.Repeat("a", 40)}
+}
+
+func TestJSONLineRoundTripKeepsUnknownFields(t *testing.T) {
+	line := `{"v":1,"id":"dec-abcdefgh012345678","kind":"decision","ts":"2026-02-10T12:00:00Z","text":"Use <JSONL>","future_field":{"a":[1,2]},"zeta":"z"}`
+	r, err := UnmarshalLine([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Created != r.Time {
+		t.Errorf("created should default to ts")
+	}
+	next := r.Derive(r.Time.Add(time.Second), Origin{Branch: "dev"})
+	next.Text = "Use JSONL"
+	out, err := next.MarshalLine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(out), "\n") || strings.Count(string(out), "\n") != 1 {
+		t.Fatalf("not one line: %q", out)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m["future_field"]; !ok {
+		t.Errorf("unknown field lost: %s", out)
+	}
+	if m["zeta"] != "z" || m["branch"] != "dev" {
+		t.Errorf("fields wrong: %s", out)
+	}
+	if strings.Contains(string(out), `\u003c`) {
+		t.Errorf("HTML-escaped output: %s", out)
+	}
+}
+
+func TestTOMLTableRoundTrip(t *testing.T) {
+	r := sample()
+	r.Extra = map[string]any{"reviewer": "grace", "scores": []any{int64(1), int64(2)}}
+	data, err := r.MarshalTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, stray := SplitTables(data)
+	if len(chunks) != 1 || len(stray) != 0 {
+		t.Fatalf("chunks=%d stray=%v in\n%s", len(chunks), stray, data)
+	}
+	got, err := UnmarshalTable(chunks[0])
+	if err != nil {
+		t.Fatalf("%v in\n%s", err, data)
+	}
+	if !got.Time.Equal(r.Time) || got.Text != r.Text || *got.Confidence != 0.9 || got.Solution != r.Solution {
+		t.Errorf("round trip changed the record:\n%+v\n%+v", got, r)
+	}
+	if got.Extra["reviewer"] != "grace" || got.Extra["scores"] == nil {
+		t.Errorf("unknown fields lost: %v", got.Extra)
+	}
+}
+
+func TestNewerIsByTimestampNotPosition(t *testing.T) {
+	a, b := sample(), sample()
+	b.Time = a.Time.Add(time.Millisecond)
+	b.Text = "later"
+	if !Newer(b, a) || Newer(a, b) {
+		t.Fatal("later timestamp must win")
+	}
+	c := sample()
+	c.Text = "same time, other content"
+	if Newer(a, c) == Newer(c, a) {
+		t.Fatal("a tie must have exactly one winner")
+	}
+}
+
+func TestParseJSONLWarnings(t *testing.T) {
+	data := "{\"v\":1,\"id\":\"dec-abcdefgh012345678\",\"ts\":\"2026-01-01T00:00:00Z\",\"text\":\"ok\"}\n" +
+		"<<<<<<< HEAD\n" +
+		"not json\n" +
+		"=======\n" +
+		"{\"v\":1,\"id\":\"dec-bbcdefgh012345678\",\"ts\":\"2026-01-01T00:00:00Z\",\"text\":\"other side\"}\n" +
+		">>>>>>> branch\n" +
+		"{\"v\":1,\"id\":\"dec-cbcdefgh0123"
+	recs, warns, err := ParseJSONL("f.jsonl", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("want the 2 good records, got %d", len(recs))
+	}
+	want := []struct {
+		line int
+		kind WarningKind
+	}{{2, WarnConflict}, {3, WarnMalformed}, {4, WarnConflict}, {6, WarnConflict}, {7, WarnTorn}}
+	if len(warns) != len(want) {
+		t.Fatalf("warnings: %v", warns)
+	}
+	for i, w := range want {
+		if warns[i].Pos.Line != w.line || warns[i].Kind != w.kind {
+			t.Errorf("warning %d = %v (kind %d), want line %d kind %d", i, warns[i], warns[i].Kind, w.line, w.kind)
+		}
+	}
+}

@@ -1,0 +1,3 @@
+// Package secrets finds credentials and <private> spans in text and
+// replaces them before a record is written.
+package secrets

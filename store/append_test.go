@@ -1,0 +1,61 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"lore/record"
+)
+
+func TestAppendScrubsEveryField(t *testing.T) {
+	s := newTestStore(t)
+	r, _ := s.New(record.Handoff, "rotated ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", []string{"ops"})
+	r.Next = []string{"use password=hunter22 once"}
+	r.Blocked = []string{"<private>ask Bob for the key</private>waiting on Bob"}
+	if err := s.Append(r); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := s.Files(record.Handoff)
+	data := readAll(t, files)
+	for _, leak := range []string{"ghp_aBcD", "hunter22", "ask Bob"} {
+		if strings.Contains(data, leak) {
+			t.Errorf("%q reached the store: %s", leak, data)
+		}
+	}
+	if len(s.Redacted) != 3 {
+		t.Errorf("findings: %v", s.Redacted)
+	}
+	r2, _ := s.New(record.Observation, "<private>only private</private>", nil)
+	if err := s.Append(r2); err != ErrAllPrivate {
+		t.Errorf("an all-private record: %v, want ErrEmptyText", err)
+	}
+}
+
+func newTestStore(t *testing.T) *Store {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), ".lore")
+	if _, err := Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetOrigin(record.Origin{Author: "T", Branch: "main", Commit: strings.Repeat("a", 40)})
+	return s
+}
+
+func readAll(t *testing.T, files []string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+	}
+	return b.String()
+}

@@ -1,0 +1,36 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// WriteAtomic writes data to path through a temporary file and a rename,
+// so a reader never sees half a file.
+func WriteAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm() // keep the file's mode
+	}
+	_ = os.Chmod(tmp.Name(), mode)
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,68 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"lore/config"
+)
+
+// Files lore keeps beside the records. The attributes are a second line of
+// defence: shards are named so merges only add files, and union merging
+// covers the rare case of one shard changed on two branches.
+const (
+	gitattributes = "# lore: records are append-only lines; keep both sides on merge.\n*.jsonl merge=union text eol=lf\n*.toml text eol=lf\n"
+	gitignore     = "# lore: per-checkout state (writer ID, lock, caches, session state)\n.local/\n"
+)
+
+// Init creates the store at dir (the .lore directory) if it is missing and
+// any of its files that are missing; it never overwrites. It returns the
+// files it created.
+func Init(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var created []string
+	for _, f := range []struct{ name, body string }{
+		{"config.toml", config.DefaultConfig},
+		{".gitattributes", gitattributes},
+		{".gitignore", gitignore},
+	} {
+		path := filepath.Join(dir, f.name)
+		ok, err := writeNew(path, f.body)
+		if err != nil {
+			return created, err
+		}
+		if ok {
+			created = append(created, path)
+		}
+	}
+	return created, nil
+}
+
+// MissingAttributes lists lore's own dot files that are absent from dir.
+func MissingAttributes(dir string) []string {
+	var missing []string
+	for _, n := range []string{".gitattributes", ".gitignore"} {
+		if _, err := os.Stat(filepath.Join(dir, n)); errors.Is(err, os.ErrNotExist) {
+			missing = append(missing, n)
+		}
+	}
+	return missing
+}
+
+func writeNew(path, body string) (bool, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if _, err := f.WriteString(body); err != nil {
+		f.Close()
+		return false, err
+	}
+	return true, f.Close()
+}

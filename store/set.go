@@ -1,0 +1,152 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"lore/record"
+)
+
+// Set is every version of every record read from a store.
+type Set struct {
+	versions map[string][]*record.Record // by ID, oldest first
+	Warnings []record.Warning
+	// Ties are versions of one ID with the same timestamp but different
+	// content: not lost (the content order decides), but worth reporting.
+	Ties [][2]*record.Record
+}
+
+// Load reads the given kinds (all if none). Malformed lines become
+// warnings; a record written by a newer format stops the read.
+// Commands that need every version (show, the lifecycle verbs) use it; the
+// prompt hook and the views of current records go through the cache
+// (Snapshot).
+func (s *Store) Load(kinds ...record.Kind) (*Set, error) {
+	files, err := s.Files(kinds...)
+	if err != nil {
+		return nil, err
+	}
+	set := &Set{versions: map[string][]*record.Record{}}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		recs, warns, err := record.ParseShard(s.Rel(f), data)
+		if err != nil {
+			return nil, err
+		}
+		set.Warnings = append(set.Warnings, warns...)
+		for _, r := range recs {
+			set.add(r)
+		}
+	}
+	set.sortVersions()
+	return set, nil
+}
+
+// sortVersions orders each record's versions oldest first, by timestamp.
+func (set *Set) sortVersions() {
+	for _, vs := range set.versions {
+		sort.SliceStable(vs, func(i, j int) bool { return record.Newer(vs[j], vs[i]) })
+	}
+}
+
+func (set *Set) add(r *record.Record) {
+	vs := set.versions[r.ID]
+	for _, v := range vs {
+		if v.Time.Equal(r.Time) {
+			a, _ := v.MarshalLine()
+			b, _ := r.MarshalLine()
+			if bytes.Equal(a, b) {
+				return // the same version reached the store twice: harmless
+			}
+			set.Ties = append(set.Ties, [2]*record.Record{v, r})
+		}
+	}
+	set.versions[r.ID] = append(vs, r)
+}
+
+// Current returns the newest version of every record of the given kinds
+// (all if none), newest first.
+func (set *Set) Current(kinds ...record.Kind) []*record.Record {
+	var out []*record.Record
+	for _, vs := range set.versions {
+		r := vs[len(vs)-1]
+		if len(kinds) == 0 || slices.Contains(kinds, r.Kind) {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.After(out[j].Created)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// History returns every version of id, oldest first.
+func (set *Set) History(id string) []*record.Record { return set.versions[id] }
+
+// Get returns the current version of id.
+func (set *Set) Get(id string) *record.Record {
+	vs := set.versions[id]
+	if len(vs) == 0 {
+		return nil
+	}
+	return vs[len(vs)-1]
+}
+
+// NotFoundError is an ID or prefix that names no record.
+type NotFoundError struct{ Ref string }
+
+func (e *NotFoundError) Error() string { return fmt.Sprintf("no record matches %q", e.Ref) }
+
+// AmbiguousError is a prefix that names several records.
+type AmbiguousError struct {
+	Ref        string
+	Candidates []string
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%q is ambiguous: it matches %s", e.Ref, strings.Join(e.Candidates, ", "))
+}
+
+// Resolve turns a full ID or unique prefix into a full ID.
+func (set *Set) Resolve(ref string) (string, error) {
+	ref = strings.ToLower(strings.TrimSpace(ref))
+	if ref == "" {
+		return "", &NotFoundError{ref}
+	}
+	if _, ok := set.versions[ref]; ok {
+		return ref, nil
+	}
+	var cands []string
+	for id := range set.versions {
+		if strings.HasPrefix(id, ref) {
+			cands = append(cands, id)
+		}
+	}
+	switch len(cands) {
+	case 0:
+		return "", &NotFoundError{ref}
+	case 1:
+		return cands[0], nil
+	}
+	sort.Strings(cands)
+	for i, c := range cands {
+		cands[i] = record.ShortID(c)
+		if len(ref) >= len(cands[i]) {
+			cands[i] = c
+		}
+	}
+	if len(cands) > 8 {
+		cands = append(cands[:8], fmt.Sprintf("and %d more", len(cands)-8))
+	}
+	return "", &AmbiguousError{ref, cands}
+}

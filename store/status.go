@@ -1,0 +1,135 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"lore/gitrepo"
+	"lore/record"
+)
+
+// Counts are record versions added, by kind: new records and new versions
+// of existing ones.
+type Counts map[record.Kind]*KindCount
+
+// KindCount is one kind's share of Counts.
+type KindCount struct {
+	New     int `json:"new"`
+	Revised int `json:"revised"`
+}
+
+// Status is what the store gained that git does not have yet.
+type Status struct {
+	Branch      string `json:"branch"`
+	Upstream    string `json:"upstream,omitempty"`
+	Uncommitted Counts `json:"uncommitted"`        // since the last commit
+	Unpushed    Counts `json:"unpushed,omitempty"` // not on the upstream branch yet, uncommitted included
+	Note        string `json:"note,omitempty"`
+}
+
+// StoreStatus asks git, limited to the store's own path so a large
+// repository costs nothing extra, what record versions were added since the
+// last commit and since the upstream branch.
+func (s *Store) StoreStatus(ctx context.Context) (*Status, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st := &Status{}
+	branch, err := gitrepo.Run(ctx, s.Dir, "rev-parse", "--abbrev-ref", "HEAD")
+	if err != nil {
+		st.Branch = gitrepo.ReadHead(s.Dir).Branch // unborn
+	} else {
+		st.Branch = strings.TrimSpace(branch)
+	}
+	untracked, err := s.untrackedCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := gitrepo.Run(ctx, s.Dir, "rev-parse", "--verify", "-q", "HEAD"); err != nil {
+		st.Uncommitted = untracked // no commit yet: everything is new
+		st.Note = "no commit yet"
+		return st, nil
+	}
+	if st.Uncommitted, err = s.diffCounts(ctx, "HEAD", untracked); err != nil {
+		return nil, err
+	}
+	up, err := gitrepo.Run(ctx, s.Dir, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+	if err != nil {
+		st.Note = "no upstream branch"
+		return st, nil
+	}
+	st.Upstream = strings.TrimSpace(up)
+	st.Unpushed, err = s.diffCounts(ctx, st.Upstream, untracked)
+	return st, err
+}
+
+func (s *Store) untrackedCounts(ctx context.Context) (Counts, error) {
+	out, err := gitrepo.Run(ctx, s.Dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+	if err != nil {
+		return nil, err
+	}
+	c := Counts{}
+	for _, rel := range strings.Split(out, "\x00") {
+		if rel == "" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(s.Dir, rel))
+		if err != nil {
+			continue
+		}
+		c.add(rel, data)
+	}
+	return c, nil
+}
+
+// diffCounts counts the record lines git diff says were added since base,
+// plus the untracked shards.
+func (s *Store) diffCounts(ctx context.Context, base string, untracked Counts) (Counts, error) {
+	out, err := gitrepo.Run(ctx, s.Dir, "diff", "--no-color", "--no-ext-diff", "-U0", base, "--", ".")
+	if err != nil {
+		return nil, err
+	}
+	c := Counts{}
+	for k, v := range untracked {
+		c[k] = &KindCount{v.New, v.Revised}
+	}
+	added := map[string]*bytes.Buffer{}
+	var file string
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++ "):
+			file = strings.TrimPrefix(strings.TrimPrefix(l, "+++ "), "b/")
+		case strings.HasPrefix(l, "+") && file != "":
+			if added[file] == nil {
+				added[file] = &bytes.Buffer{}
+			}
+			added[file].WriteString(l[1:] + "\n")
+		}
+	}
+	for f, b := range added {
+		c.add(f, b.Bytes())
+	}
+	return c, nil
+}
+
+func (c Counts) add(path string, data []byte) {
+	if !strings.HasSuffix(path, ".jsonl") && !strings.HasSuffix(path, ".toml") {
+		return // .gitattributes and the like
+	}
+	recs, _, _ := record.ParseShard(path, data) // config.toml has no [[pattern]] tables: no records
+	for _, r := range recs {
+		kc := c[r.Kind]
+		if kc == nil {
+			kc = &KindCount{}
+			c[r.Kind] = kc
+		}
+		if r.Time.Equal(r.Created) {
+			kc.New++
+		} else {
+			kc.Revised++
+		}
+	}
+}

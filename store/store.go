@@ -1,0 +1,265 @@
+package store
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"lore/config"
+	"lore/gitrepo"
+	"lore/record"
+	"lore/secrets"
+)
+
+// LocalDir holds what each checkout keeps to itself: the writer ID, the
+// lock, caches. It is gitignored.
+const LocalDir = ".local"
+
+// Store is an opened .lore directory.
+type Store struct {
+	Dir    string // the .lore directory
+	Config *config.Config
+	// Now is the clock; tests set it, everything else leaves it nil.
+	Now func() time.Time
+	// Origin stamps new records; nil means read it from git on first use.
+	origin *record.Origin
+	// Redacted collects what Append scrubbed, for the command to report.
+	Redacted []secrets.Finding
+}
+
+// Open opens the store at dir and reads its config.
+func Open(dir string) (*Store, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w at %s", ErrNoStore, dir)
+		}
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	cfg, err := config.LoadConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{Dir: dir, Config: cfg}, nil
+}
+
+// Clock returns the current time in UTC.
+func (s *Store) Clock() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Origin is the author, branch and HEAD that new records are stamped with.
+func (s *Store) Origin() record.Origin {
+	if s.origin == nil {
+		h := gitrepo.ReadHead(filepath.Dir(s.Dir))
+		o := record.Origin{Author: h.Author, Branch: h.Branch, Commit: h.Commit}
+		s.origin = &o
+	}
+	return *s.origin
+}
+
+// SetOrigin overrides the git origin (for tests and imports).
+func (s *Store) SetOrigin(o record.Origin) { s.origin = &o }
+
+// shardPath names the file this writer appends kind k's records to. The
+// name carries the branch, HEAD and a random part, and a new one is made
+// whenever HEAD moves, so in the normal flow each shard is added by exactly
+// one commit and never changed after: merges, rebases, cherry-picks and
+// pulls only ever add files, and cannot conflict even when a forge ignores
+// .gitattributes. The current name is remembered in .local; if that file
+// has gone (a checkout removed it), a fresh name is made rather than the
+// old one re-created with other content. Called with the store locked.
+func (s *Store) shardPath(k record.Kind, o record.Origin, now time.Time) (string, error) {
+	head := "unborn"
+	if len(o.Commit) >= 7 {
+		head = o.Commit[:7]
+	}
+	branch := slug(o.Branch)
+	if branch == "" {
+		branch = "detached"
+	}
+	prefix := fmt.Sprintf("%s/%s/%s-%s-", k.Dir(), now.Format("2006-01"), branch, head)
+	state := filepath.Join(s.Dir, LocalDir, "shard-"+string(k))
+	if b, err := os.ReadFile(state); err == nil {
+		if rel := strings.TrimSpace(string(b)); strings.HasPrefix(rel, prefix) {
+			if _, err := os.Stat(filepath.Join(s.Dir, rel)); err == nil {
+				return filepath.Join(s.Dir, rel), nil
+			}
+		}
+	}
+	rel := prefix + randomName(8) + k.Ext()
+	if err := WriteAtomic(state, []byte(rel+"\n")); err != nil {
+		return "", err
+	}
+	return filepath.Join(s.Dir, rel), nil
+}
+
+// randomName is n characters of the ID alphabet.
+func randomName(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("lore: crypto/rand failed: %v", err))
+	}
+	for i := range b {
+		b[i] = record.IDAlphabet[b[i]&31]
+	}
+	return string(b)
+}
+
+func (s *Store) ensureLocal() error {
+	return os.MkdirAll(filepath.Join(s.Dir, LocalDir), 0o755)
+}
+
+// Lock takes the store's write lock; call the returned func to release it.
+// Every append and every rewrite holds it, so concurrent lore processes
+// never interleave or lose lines.
+func (s *Store) Lock() (func(), error) {
+	if err := s.ensureLocal(); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(s.Dir, LocalDir, "lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking store: %w", err)
+	}
+	return func() { _ = unlockFile(f); f.Close() }, nil
+}
+
+// Append scrubs secrets from r and writes it to this writer's shard: under the store
+// lock, in one write, fsynced before it returns. It reads nothing but the
+// shard's last byte, so it costs the same at any store size. If a crash
+// left the shard without a final newline, the record starts on a new line
+// so it is never glued to the fragment.
+func (s *Store) Append(r *record.Record) error {
+	s.Redacted = append(s.Redacted, secrets.ScrubRecord(r)...)
+	if strings.TrimSpace(r.Text) == "" {
+		return ErrAllPrivate
+	}
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	var data []byte
+	var err error
+	if r.Kind == record.Pattern {
+		data, err = r.MarshalTable()
+	} else {
+		data, err = r.MarshalLine()
+	}
+	if err != nil {
+		return err
+	}
+	unlock, err := s.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	path, err := s.shardPath(r.Kind, record.Origin{Branch: r.Branch, Commit: r.Commit}, r.Time)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return appendSynced(path, data)
+}
+
+func appendSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if size := fi.Size(); size > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, size-1); err != nil && err != io.EOF {
+			f.Close()
+			return err
+		}
+		if last[0] != '\n' {
+			data = append([]byte{'\n'}, data...)
+		}
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Files lists every shard of the given kinds (all kinds if none).
+func (s *Store) Files(kinds ...record.Kind) ([]string, error) {
+	if len(kinds) == 0 {
+		kinds = record.AllKinds()
+	}
+	var files []string
+	for _, k := range kinds {
+		root := filepath.Join(s.Dir, k.Dir())
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, os.ErrNotExist) && p == root {
+					return filepath.SkipDir
+				}
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, k.Ext()) {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// Rel names path relative to the repository (or the store's parent), for
+// messages people can click.
+func (s *Store) Rel(path string) string {
+	if rel, err := filepath.Rel(filepath.Dir(s.Dir), path); err == nil {
+		return rel
+	}
+	return path
+}
+
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(s) {
+		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+		if ok {
+			b.WriteRune(c)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= 32 {
+			break
+		}
+	}
+	return strings.TrimRight(b.String(), "-")
+}
