@@ -60,7 +60,7 @@ func BenchmarkInjectWarm(b *testing.B) {
 	for _, n := range []int{1000, 10000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			s := benchStore(b, n)
-			opts := index.SnapshotOptions{Tokenizer: inject.Tokenizer(), Fast: true}
+			opts := index.SnapshotOptions{Tokenizer: inject.Tokenizer()}
 			if _, err := index.Open(context.Background(), s, opts); err != nil { // warm the cache
 				b.Fatal(err)
 			}
@@ -142,20 +142,33 @@ func (r *runner) time(stdin string, args ...string) string {
 }
 
 func (r *runner) run(stdin *string, args ...string) time.Duration {
+	d, err := r.try(stdin, args...)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return d
+}
+
+// try runs the command once and returns its wall time; a non-zero exit is
+// an error (an *exec.ExitError wrapped with the command and its output).
+func (r *runner) try(stdin *string, args ...string) (time.Duration, error) {
 	cmd := exec.Command(r.bin, args...)
 	cmd.Dir = r.dir
 	if stdin != nil {
 		cmd.Stdin = strings.NewReader(*stdin)
 	}
 	start := time.Now()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		r.t.Fatalf("%v: %v\n%s", args, err, out)
-	}
+	out, err := cmd.CombinedOutput()
 	d := time.Since(start)
-	if kb := maxRSSKB(cmd); kb > r.peakKB {
-		r.peakKB = kb
+	if cmd.ProcessState != nil {
+		if kb := maxRSSKB(cmd); kb > r.peakKB {
+			r.peakKB = kb
+		}
 	}
-	return d
+	if err != nil {
+		return d, fmt.Errorf("%v: %w\n%s", args, err, out)
+	}
+	return d, nil
 }
 
 // background runs the command in a loop until stopped: a concurrent writer.

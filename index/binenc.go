@@ -3,16 +3,16 @@ package index
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"math"
 	"time"
 
 	"lore/record"
 )
 
-// A small binary encoding for the cache: varints and length-prefixed
-// strings. The reader checks every bound, so a damaged cache file reads
-// as an error (and is rebuilt), never as a panic.
+// A small binary encoding for the index: varints, length-prefixed strings
+// and fixed-width little-endian integers. The reader checks every bound,
+// so a damaged index file reads as an error (and is rebuilt), never as a
+// panic.
 
 type encoder struct{ b []byte }
 
@@ -23,14 +23,15 @@ func (e *encoder) bytes(p []byte) { e.uint(uint64(len(p))); e.b = append(e.b, p.
 func (e *encoder) float(f float64) {
 	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(f))
 }
+func (e *encoder) u16(v int)    { e.b = binary.LittleEndian.AppendUint16(e.b, uint16(v)) }
+func (e *encoder) u32(v int)    { e.b = binary.LittleEndian.AppendUint32(e.b, uint32(v)) }
+func (e *encoder) u64(v uint64) { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
 func (e *encoder) strs(ss []string) {
 	e.uint(uint64(len(ss)))
 	for _, s := range ss {
 		e.str(s)
 	}
 }
-
-var errCorrupt = errors.New("cache is damaged")
 
 // decoder reads from a string so decoded strings share its memory: one
 // copy of the file instead of one allocation per string.

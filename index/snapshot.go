@@ -1,15 +1,17 @@
 package index
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"strings"
 
 	"lore/record"
+	"lore/store"
 )
 
-// Doc is what ranking and selection need of a current record, without
+// Doc is what ranking and selection need of a record version, without
 // decoding all of it.
 type Doc struct {
 	ID         string
@@ -24,96 +26,363 @@ type Doc struct {
 	NBody      int // distinct body terms
 }
 
-// Posting is one record holding a term, in its headline or its body.
+// Posting is one current record holding a term, in its headline or body.
 type Posting struct {
 	Doc   int
 	Title bool
 }
 
-// Snapshot is the current version of every record with an inverted index
-// over their terms: the cached base, less what newer shards superseded,
-// plus those shards' records.
+// Snapshot is a view of the store through the index: docs numbered across
+// the segments, of which the current version of each record is marked
+// current. Docs that are not current (older versions, shards a newer
+// segment describes again) are never in postings; callers that walk every
+// doc skip them with Current.
 type Snapshot struct {
 	Warnings []record.Warning
 	Partial  bool // reading stopped at the deadline: some shards are missing
 
-	base      *cacheState
-	live      []int // snapshot index → base doc, for the base part
-	remap     []int // base doc → snapshot index, -1 if superseded; nil: identity
-	delta     []version
-	deltaPost map[string][]Posting
-	terms     []string
-	recs      []*record.Record
+	segs  []*segment
+	first []int          // each segment's first doc
+	over  []map[int]bool // per segment: rows whose currentness differs from their flag
+	count int            // current records
+	recs  map[int]*record.Record
+	terms []string
+	all   []*record.Record
 
 	avgTitle, avgBody float64
+	parsed            int // shards parsed to bring the index up to date
 }
 
-// SnapshotOf indexes records held in memory, as Snapshot does a store.
+// SnapshotOf indexes records held in memory, as Open does a store.
 func SnapshotOf(recs []*record.Record, tok Tokenizer) *Snapshot {
-	st := &cacheState{fileIDs: []string{""}}
-	vs := make([]version, len(recs))
-	for i, r := range recs {
+	f := &shardFile{rel: "memory"}
+	for _, r := range recs {
 		t, b := tok.Terms(r)
-		vs[i] = version{r, t, b}
+		f.versions = append(f.versions, version{r, t, b})
 	}
-	st.buildIndex(vs, make([]int, len(vs)))
-	return newSnapshot(st, &scan{}, nil)
+	seg, err := parseSegment("memory", encodeSegment(tok.Version, 0, []*shardFile{f}), tok.Version)
+	if err != nil {
+		panic(err) // encodeSegment's own output
+	}
+	return newSnapshot([]*segment{seg})
 }
 
-// buildIndex resolves the current version of every record and builds the
-// doc table (sorted by ID) and postings.
-func (st *cacheState) buildIndex(all []version, fileOf []int) {
-	best := map[string]int{}
-	for i, v := range all {
-		if j, ok := best[v.rec.ID]; !ok || record.Newer(v.rec, all[j].rec) {
-			best[v.rec.ID] = i
+func newSnapshot(segs []*segment) *Snapshot {
+	s := &Snapshot{segs: segs, recs: map[int]*record.Record{}, over: make([]map[int]bool, len(segs))}
+	n := 0
+	for _, seg := range segs {
+		s.first = append(s.first, n)
+		n += seg.nRows
+		s.count += seg.nNewest
+	}
+	if len(segs) > 1 {
+		s.resolveAcrossSegments()
+	}
+	var t, b int
+	for _, seg := range segs {
+		t, b = t+seg.sumTitle, b+seg.sumBody
+	}
+	if s.count > 0 {
+		s.avgTitle = max(float64(t)/float64(s.count), 1)
+		s.avgBody = max(float64(b)/float64(s.count), 1)
+	}
+	return s
+}
+
+func (s *Snapshot) setOver(seg, row int, current bool) {
+	if s.over[seg] == nil {
+		s.over[seg] = map[int]bool{}
+	}
+	was := s.current(seg, row)
+	s.over[seg][row] = current
+	if was != current {
+		if current {
+			s.count++
+		} else {
+			s.count--
 		}
 	}
-	cur := make([]int, 0, len(best))
-	for _, i := range best {
-		cur = append(cur, i)
-	}
-	sort.Slice(cur, func(a, b int) bool { return all[cur[a]].rec.ID < all[cur[b]].rec.ID })
-	st.docs = make([]docEntry, len(cur))
-	posts := map[string][]uint64{}
-	for di, vi := range cur {
-		v := all[vi]
-		st.docs[di] = docEntry{Doc: docOf(v), file: fileOf[vi], rec: v.rec}
-		for _, t := range v.title {
-			posts[t] = appendPosting(posts[t], di, true)
+}
+
+// resolveAcrossSegments finds the current version of every record that
+// more than one segment speaks of. A shard described by a newer segment is
+// dead in the older ones; then, for each ID the newer segments hold or a
+// dead shard held, the newest live version wins. The work follows the
+// size of the newer segments, not of the store.
+func (s *Snapshot) resolveAcrossSegments() {
+	affected := map[string]bool{}
+	for j := 1; j < len(s.segs); j++ {
+		newer := s.segs[j]
+		for fi := range newer.nFiles {
+			rel := newer.fileRel(fi)
+			for i := range j {
+				if k, ok := s.segs[i].findFile(rel); ok {
+					for _, row := range s.segs[i].file(k).rows {
+						affected[s.segs[i].rowID(row)] = true
+						s.setOver(i, row, false)
+					}
+				}
+			}
 		}
-		for _, t := range v.body {
-			if !slices.Contains(v.title, t) {
-				posts[t] = appendPosting(posts[t], di, false)
+		for row := range newer.nRows {
+			affected[newer.rowID(row)] = true
+		}
+	}
+	type cand struct{ seg, row int }
+	for id := range affected {
+		var live []cand
+		for i, seg := range s.segs {
+			for row := seg.firstRow(id); row < seg.nRows && seg.rowID(row) == id; row++ {
+				if v, set := s.over[i][row]; set && !v {
+					continue // in a dead shard
+				}
+				live = append(live, cand{i, row})
+			}
+		}
+		best := -1
+		for k, c := range live {
+			if best < 0 || s.newer(c.seg, c.row, live[best].seg, live[best].row) {
+				best = k
+			}
+		}
+		for k, c := range live {
+			s.setOver(c.seg, c.row, k == best)
+		}
+	}
+}
+
+// newer orders two versions of one record as record.Newer does, decoding
+// them only when their timestamps tie.
+func (s *Snapshot) newer(sa, ra, sb, rb int) bool {
+	ta, tb := s.segs[sa].rowTime(ra), s.segs[sb].rowTime(rb)
+	if ta != tb {
+		return ta > tb
+	}
+	return record.Newer(s.segs[sa].record(ra), s.segs[sb].record(rb))
+}
+
+func (s *Snapshot) current(seg, row int) bool {
+	if v, ok := s.over[seg][row]; ok {
+		return v
+	}
+	return s.segs[seg].newest(row)
+}
+
+// locate turns a doc number into its segment and row.
+func (s *Snapshot) locate(i int) (int, int) {
+	k := sort.Search(len(s.first), func(k int) bool { return s.first[k] > i }) - 1
+	return k, i - s.first[k]
+}
+
+// Len is the number of docs, current or not: the bound for Doc, Current
+// and arrays indexed by doc.
+func (s *Snapshot) Len() int {
+	if len(s.segs) == 0 {
+		return 0
+	}
+	last := len(s.segs) - 1
+	return s.first[last] + s.segs[last].nRows
+}
+
+// Count is the number of current records.
+func (s *Snapshot) Count() int { return s.count }
+
+// Current says whether doc i is the current version of its record.
+func (s *Snapshot) Current(i int) bool {
+	seg, row := s.locate(i)
+	return s.current(seg, row)
+}
+
+// Doc returns doc i's summary.
+func (s *Snapshot) Doc(i int) Doc {
+	seg, row := s.locate(i)
+	return s.segs[seg].doc(row)
+}
+
+// Lengths is doc i's count of distinct headline and body terms (Doc's
+// NTitle and NBody, read without the rest).
+func (s *Snapshot) Lengths(i int) (title, body int) {
+	seg, row := s.locate(i)
+	return s.segs[seg].lengths(row)
+}
+
+// KindStatus is doc i's kind and status, read without the rest.
+func (s *Snapshot) KindStatus(i int) (record.Kind, string) {
+	seg, row := s.locate(i)
+	return s.segs[seg].kindStatus(row)
+}
+
+// Record returns doc i, decoding it on first use.
+func (s *Snapshot) Record(i int) *record.Record {
+	if r, ok := s.recs[i]; ok {
+		return r
+	}
+	seg, row := s.locate(i)
+	r := s.segs[seg].record(row)
+	s.recs[i] = r
+	return r
+}
+
+// AvgTerms is the mean number of distinct headline and body terms of a
+// current record, for length normalisation in ranking.
+func (s *Snapshot) AvgTerms() (title, body float64) { return s.avgTitle, s.avgBody }
+
+// Records returns every current record, newest first.
+func (s *Snapshot) Records() []*record.Record {
+	if s.all == nil {
+		s.all = []*record.Record{}
+		for i := range s.Len() {
+			if s.Current(i) {
+				s.all = append(s.all, s.Record(i))
+			}
+		}
+		sortNewestFirst(s.all)
+	}
+	return s.all
+}
+
+func sortNewestFirst(recs []*record.Record) {
+	sort.SliceStable(recs, func(i, j int) bool {
+		a, b := recs[i], recs[j]
+		if !a.Created.Equal(b.Created) {
+			return a.Created.After(b.Created)
+		}
+		return a.ID < b.ID
+	})
+}
+
+// Newest returns the current records of the given kinds (all if none),
+// newest first, at most limit of them (all if limit <= 0); only those are
+// decoded.
+func (s *Snapshot) Newest(limit int, kinds ...record.Kind) []*record.Record {
+	var docs []int
+	for i := range s.Len() {
+		if s.Current(i) && (len(kinds) == 0 || slices.Contains(kinds, s.Doc(i).Kind)) {
+			docs = append(docs, i)
+		}
+	}
+	created := func(i int) int64 { seg, row := s.locate(i); return s.segs[seg].rowCreated(row) }
+	slices.SortFunc(docs, func(a, b int) int {
+		if ca, cb := created(a), created(b); ca != cb {
+			if ca > cb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(s.Doc(a).ID, s.Doc(b).ID)
+	})
+	if limit > 0 && len(docs) > limit {
+		docs = docs[:limit]
+	}
+	out := make([]*record.Record, len(docs))
+	for k, d := range docs {
+		out[k] = s.Record(d)
+	}
+	return out
+}
+
+// Terms is every term that some version holds, sorted.
+func (s *Snapshot) Terms() []string {
+	if s.terms == nil {
+		for _, seg := range s.segs {
+			for i := range seg.nTerms {
+				s.terms = append(s.terms, seg.term(i))
+			}
+		}
+		if len(s.segs) > 1 {
+			slices.Sort(s.terms)
+			s.terms = slices.Compact(s.terms)
+		}
+	}
+	return s.terms
+}
+
+// Postings lists the current records holding term.
+func (s *Snapshot) Postings(term string) []Posting {
+	var out []Posting
+	for k, seg := range s.segs {
+		ti, ok := seg.findTerm(term)
+		if !ok {
+			continue
+		}
+		out = slices.Grow(out, seg.postingBytes(ti))
+		over := s.over[k]
+		seg.postings(ti, func(row int, title bool) {
+			cur := seg.newest(row)
+			if over != nil {
+				if v, set := over[row]; set {
+					cur = v
+				}
+			}
+			if cur {
+				out = append(out, Posting{s.first[k] + row, title})
+			}
+		})
+	}
+	return out
+}
+
+// Resolve turns a full ID or unique prefix into the ID of a current
+// record, as store.Set.Resolve does.
+func (s *Snapshot) Resolve(ref string) (string, error) {
+	ref = strings.ToLower(strings.TrimSpace(ref))
+	if ref == "" {
+		return "", &store.NotFoundError{Ref: ref}
+	}
+	var cands []string
+	for k, seg := range s.segs {
+		for row := seg.firstRow(ref); row < seg.nRows; row++ {
+			id := seg.rowID(row)
+			if !strings.HasPrefix(id, ref) {
+				break
+			}
+			if s.current(k, row) {
+				if id == ref {
+					return id, nil
+				}
+				cands = append(cands, id)
 			}
 		}
 	}
-	st.vocab = make([]string, 0, len(posts))
-	for t := range posts {
-		st.vocab = append(st.vocab, t)
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	switch len(cands) {
+	case 0:
+		return "", &store.NotFoundError{Ref: ref}
+	case 1:
+		return cands[0], nil
 	}
-	sort.Strings(st.vocab)
-	st.posts = make([]string, len(st.vocab))
-	for i, t := range st.vocab {
-		var e encoder
-		prev := uint64(0)
-		for _, p := range posts[t] {
-			e.uint(p - prev) // doc<<1|title, ascending: delta-encoded
-			prev = p
-		}
-		st.posts[i] = string(e.b)
-	}
+	return "", store.Ambiguous(ref, cands)
 }
 
-func appendPosting(ps []uint64, doc int, title bool) []uint64 {
-	p := uint64(doc) << 1
-	if title {
-		p |= 1
+// Lookup is the doc holding id's current version.
+func (s *Snapshot) Lookup(id string) (int, bool) {
+	for k, seg := range s.segs {
+		for row := seg.firstRow(id); row < seg.nRows && seg.rowID(row) == id; row++ {
+			if s.current(k, row) {
+				return s.first[k] + row, true
+			}
+		}
 	}
-	if n := len(ps); n > 0 && ps[n-1]>>1 == uint64(doc) {
-		return ps // a term repeated within one record
+	return 0, false
+}
+
+// Shards names the shards (relative to the store) that hold a version of
+// id, as the index last saw them.
+func (s *Snapshot) Shards(id string) []string {
+	var out []string
+	for _, seg := range s.segs {
+		for row := seg.firstRow(id); row < seg.nRows && seg.rowID(row) == id; row++ {
+			out = append(out, seg.fileRel(seg.rowFile(row)))
+		}
 	}
-	return append(ps, p)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// String describes the snapshot, for tests and debugging.
+func (s *Snapshot) String() string {
+	return fmt.Sprintf("index: %d segments, %d docs, %d current", len(s.segs), s.Len(), s.count)
 }
 
 // DocOf summarises a record held in memory.
@@ -127,182 +396,4 @@ func docOf(v version) Doc {
 		d.Confidence = *r.Confidence
 	}
 	return d
-}
-
-// newSnapshot serves the base state, with the shards sc parsed anew merged
-// in: their records replace what the base held from the same shards, and
-// newer versions supersede base records by ID.
-func newSnapshot(base *cacheState, sc *scan, warns []record.Warning) *Snapshot {
-	s := &Snapshot{Warnings: warns, base: base}
-	if len(sc.changed) == 0 {
-		return s
-	}
-	superseded := make([]bool, len(base.docs))
-	for i, de := range base.docs {
-		if sc.changed[base.fileIDs[de.file]] {
-			superseded[i] = true
-		}
-	}
-	newest := map[string]version{}
-	for rel := range sc.changed {
-		for _, v := range sc.files[rel].versions {
-			if cur, ok := newest[v.rec.ID]; !ok || record.Newer(v.rec, cur.rec) {
-				newest[v.rec.ID] = v
-			}
-		}
-	}
-	ids := make([]string, 0, len(newest))
-	for id := range newest {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		v := newest[id]
-		i, found := sort.Find(len(base.docs), func(i int) int { return strings.Compare(id, base.docs[i].ID) })
-		if found && !superseded[i] {
-			if !record.Newer(v.rec, base.record(i)) {
-				continue // the base already has a newer version
-			}
-			superseded[i] = true
-		}
-		s.delta = append(s.delta, v)
-	}
-	s.remap = make([]int, len(base.docs))
-	for i := range base.docs {
-		if superseded[i] {
-			s.remap[i] = -1
-			continue
-		}
-		s.remap[i] = len(s.live)
-		s.live = append(s.live, i)
-	}
-	s.deltaPost = map[string][]Posting{}
-	for j, v := range s.delta {
-		di := len(s.live) + j
-		for _, t := range v.title {
-			s.deltaPost[t] = append(s.deltaPost[t], Posting{di, true})
-		}
-		for _, t := range v.body {
-			if !slices.Contains(v.title, t) {
-				s.deltaPost[t] = append(s.deltaPost[t], Posting{di, false})
-			}
-		}
-	}
-	return s
-}
-
-// record decodes base doc i.
-func (st *cacheState) record(i int) *record.Record {
-	de := &st.docs[i]
-	if de.rec == nil {
-		d := &decoder{b: st.blobs[de.file][de.off:]}
-		de.rec = decodeRecord(d)
-		if d.err != nil { // cannot happen for a cache that read whole; stay safe
-			de.rec = &record.Record{ID: de.ID, Kind: de.Kind, Status: de.Status}
-		}
-	}
-	return de.rec
-}
-
-// Len is the number of current records.
-func (s *Snapshot) Len() int {
-	if s.remap == nil {
-		return len(s.base.docs)
-	}
-	return len(s.live) + len(s.delta)
-}
-
-// Doc returns record i's summary.
-func (s *Snapshot) Doc(i int) Doc {
-	if s.remap == nil {
-		return s.base.docs[i].Doc
-	}
-	if i < len(s.live) {
-		return s.base.docs[s.live[i]].Doc
-	}
-	return docOf(s.delta[i-len(s.live)])
-}
-
-// AvgTerms is the mean number of distinct headline and body terms of a
-// current record, for length normalisation in ranking.
-func (s *Snapshot) AvgTerms() (title, body float64) {
-	if s.avgTitle == 0 && s.Len() > 0 {
-		var t, b int
-		for i := range s.Len() {
-			d := s.Doc(i)
-			t, b = t+d.NTitle, b+d.NBody
-		}
-		s.avgTitle = max(float64(t)/float64(s.Len()), 1)
-		s.avgBody = max(float64(b)/float64(s.Len()), 1)
-	}
-	return s.avgTitle, s.avgBody
-}
-
-// Record returns record i, decoding it on first use.
-func (s *Snapshot) Record(i int) *record.Record {
-	if s.remap == nil {
-		return s.base.record(i)
-	}
-	if i < len(s.live) {
-		return s.base.record(s.live[i])
-	}
-	return s.delta[i-len(s.live)].rec
-}
-
-// Records returns every current record, newest first.
-func (s *Snapshot) Records() []*record.Record {
-	if s.recs == nil {
-		s.recs = make([]*record.Record, s.Len())
-		for i := range s.recs {
-			s.recs[i] = s.Record(i)
-		}
-		sort.SliceStable(s.recs, func(i, j int) bool {
-			a, b := s.recs[i], s.recs[j]
-			if !a.Created.Equal(b.Created) {
-				return a.Created.After(b.Created)
-			}
-			return a.ID < b.ID
-		})
-	}
-	return s.recs
-}
-
-// Terms is every term that some current record holds, sorted.
-func (s *Snapshot) Terms() []string {
-	if s.terms == nil {
-		s.terms = s.base.vocab
-		if len(s.deltaPost) > 0 {
-			s.terms = slices.Clone(s.base.vocab)
-			for t := range s.deltaPost {
-				if _, found := slices.BinarySearch(s.base.vocab, t); !found {
-					s.terms = append(s.terms, t)
-				}
-			}
-			sort.Strings(s.terms)
-		}
-	}
-	return s.terms
-}
-
-// Postings lists the records holding term.
-func (s *Snapshot) Postings(term string) []Posting {
-	var out []Posting
-	if i, found := slices.BinarySearch(s.base.vocab, term); found {
-		d := &decoder{b: s.base.posts[i]}
-		var p uint64
-		for len(d.b) > 0 && d.err == nil {
-			p += d.uint()
-			doc := int(p >> 1)
-			if doc >= len(s.base.docs) {
-				break
-			}
-			if s.remap != nil {
-				if doc = s.remap[doc]; doc < 0 {
-					continue
-				}
-			}
-			out = append(out, Posting{doc, p&1 == 1})
-		}
-	}
-	return append(out, s.deltaPost[term]...)
 }

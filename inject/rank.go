@@ -160,14 +160,13 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	best := make([]float64, size)
 	inTitle := make([]bool, size)
 	// Field lengths normalise a match's weight (BM25F), so a long record
-	// does not win by mentioning everything; read once per record touched.
-	normTitle, normBody := make([]float32, size), make([]float32, size)
-	norm := func(d int) {
-		if normTitle[d] == 0 {
-			doc := ix.snap.Doc(d)
-			normTitle[d] = float32(1 - bTitle + bTitle*float64(doc.NTitle)/avgTitle)
-			normBody[d] = float32(1 - bBody + bBody*float64(doc.NBody)/avgBody)
+	// does not win by mentioning everything.
+	norm := func(d int, title bool) float64 {
+		nt, nb := ix.snap.Lengths(d)
+		if title {
+			return 1 - bTitle + bTitle*float64(nt)/avgTitle
 		}
+		return 1 - bBody + bBody*float64(nb)/avgBody
 	}
 	var touched, candidates []int
 	for qi := range q.words {
@@ -176,14 +175,13 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 			for _, p := range m.posts {
 				if best[p.Doc] == 0 {
 					touched = append(touched, p.Doc)
-					norm(p.Doc)
 				}
 				var tf float64
 				if p.Title {
-					tf = m.sim * titleWeight / float64(normTitle[p.Doc])
+					tf = m.sim * titleWeight / float64(float32(norm(p.Doc, true)))
 					inTitle[p.Doc] = true
 				} else {
-					tf = m.sim * bodyWeight / float64(normBody[p.Doc])
+					tf = m.sim * bodyWeight / float64(float32(norm(p.Doc, false)))
 				}
 				best[p.Doc] = max(best[p.Doc], tf)
 			}
@@ -214,16 +212,16 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	}
 	top := newTopK(keep)
 	for _, d := range candidates {
-		doc := ix.snap.Doc(d)
-		status, ok := statusFactor[doc.Status]
-		if !ok || len(o.Kinds) > 0 && !slices.Contains(o.Kinds, doc.Kind) {
+		kind, st := ix.snap.KindStatus(d)
+		status, ok := statusFactor[st]
+		if !ok || len(o.Kinds) > 0 && !slices.Contains(o.Kinds, kind) {
 			continue
 		}
 		cov := 0.0
-		if doc.NTitle > 0 {
-			cov = min(1, float64(titleHits[d])/float64(doc.NTitle))
+		if nt, _ := ix.snap.Lengths(d); nt > 0 {
+			cov = min(1, float64(titleHits[d])/float64(nt))
 		}
-		top.offer(d, terms[d]*(1+coverageBoost*cov)*ix.cfg.Weight(doc.Kind)*status)
+		top.offer(d, terms[d]*(1+coverageBoost*cov)*ix.cfg.Weight(kind)*status)
 	}
 	type cand struct {
 		d  int
@@ -359,7 +357,7 @@ const (
 // in this store: a word few records hold says more than one many hold.
 func (ix *Index) prepare(text string) *query {
 	toks := Tokens(text)
-	if len(toks) == 0 || ix.snap.Len() == 0 {
+	if len(toks) == 0 || ix.snap.Count() == 0 {
 		return nil
 	}
 	q := &query{}
@@ -373,7 +371,7 @@ func (ix *Index) prepare(text string) *query {
 		q.words = append(q.words, t.Stem)
 		q.typed = append(q.typed, t.Word)
 	}
-	n := float64(ix.snap.Len()) + backgroundDocs
+	n := float64(ix.snap.Count()) + backgroundDocs
 	idf := func(df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
 	top := idf(1)
 	for i, w := range q.words {

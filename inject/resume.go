@@ -44,6 +44,9 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, repoDir string) *Res
 	handoff := -1
 	var decisions, pats []int
 	for i := range n {
+		if !snap.Current(i) {
+			continue // an older version: its Doc stays empty
+		}
 		d := snap.Doc(i)
 		docs[i] = d
 		if d.Status != record.StatusActive {

@@ -153,7 +153,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		_, err = out.Write(b)
 		return err
 	}
-	snap, err := index.Open(ctx, s, index.SnapshotOptions{Tokenizer: Tokenizer(), Fast: true})
+	snap, err := index.Open(ctx, s, index.SnapshotOptions{Tokenizer: Tokenizer(), Prompt: !hin.IsSessionStart()})
 	if err != nil {
 		return err
 	}

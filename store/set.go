@@ -138,6 +138,13 @@ func (set *Set) Resolve(ref string) (string, error) {
 	case 1:
 		return cands[0], nil
 	}
+	return "", Ambiguous(ref, cands)
+}
+
+// Ambiguous is the error for a prefix that matches the IDs cands: the
+// candidates are named short where that is unambiguous, at most eight.
+func Ambiguous(ref string, cands []string) *AmbiguousError {
+	cands = slices.Clone(cands)
 	sort.Strings(cands)
 	for i, c := range cands {
 		cands[i] = record.ShortID(c)
@@ -148,5 +155,5 @@ func (set *Set) Resolve(ref string) (string, error) {
 	if len(cands) > 8 {
 		cands = append(cands[:8], fmt.Sprintf("and %d more", len(cands)-8))
 	}
-	return "", &AmbiguousError{ref, cands}
+	return &AmbiguousError{ref, cands}
 }

@@ -91,7 +91,7 @@ func (s *Store) shardPath(k record.Kind, o record.Origin, now time.Time) (string
 		branch = "detached"
 	}
 	prefix := fmt.Sprintf("%s/%s/%s-%s-", k.Dir(), now.Format("2006-01"), branch, head)
-	state := filepath.Join(s.Dir, LocalDir, "shard-"+string(k))
+	state := shardState(s, k)
 	if b, err := os.ReadFile(state); err == nil {
 		if rel := strings.TrimSpace(string(b)); strings.HasPrefix(rel, prefix) {
 			if _, err := os.Stat(filepath.Join(s.Dir, rel)); err == nil {
@@ -104,6 +104,20 @@ func (s *Store) shardPath(k record.Kind, o record.Origin, now time.Time) (string
 		return "", err
 	}
 	return filepath.Join(s.Dir, rel), nil
+}
+
+func shardState(s *Store, k record.Kind) string {
+	return filepath.Join(s.Dir, LocalDir, "shard-"+string(k))
+}
+
+// CurrentShard names (relative to the store) the shard this checkout
+// appends kind k's records to, or "" if it has none yet.
+func CurrentShard(s *Store, k record.Kind) string {
+	b, err := os.ReadFile(shardState(s, k))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // randomName is n characters of the ID alphabet.

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Times the built lore binary as whole processes on generated stores of 1k,
+# 10k, 100k and 300k records, in four states (steady, right after a capture,
+# after a pull of 3,000 records, after a checkout rewriting 600 shards), as
+# ratios to a hello-world Go process timed in the same run. Prints Markdown
+# tables (the README's) on stdout and progress on stderr. The four sizes
+# take up to about 25 minutes on 2 cores; pick sizes with
+#   LORE_SCALE_SIZES=1000,10000 bench/scale.sh
+set -euo pipefail
+cd "$(dirname "$0")"
+LORE_BENCH=scale go test -run '^TestScale$' -count=1 -v -timeout 90m . | awk '
+	/^ *scale_test\.go:[0-9]+: progress: / { sub(/^ *scale_test\.go:[0-9]+: progress: /, ""); print > "/dev/stderr"; fflush("/dev/stderr"); next }
+	/^ *scale_test\.go:[0-9]+: ?/ { sub(/^ *scale_test\.go:[0-9]+: ?/, ""); print; fflush(); next }
+	/^(=== RUN|--- PASS|PASS$|ok )/ { next }
+	{ print > "/dev/stderr" }
+'

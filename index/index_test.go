@@ -1,0 +1,418 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"lore/record"
+	"lore/store"
+)
+
+// The index is derived: whatever happened to the shards, a snapshot must
+// list exactly the current records a fresh parse of every shard finds.
+
+func tokenizer() Tokenizer {
+	return Tokenizer{Version: "test", Terms: func(r *record.Record) ([]string, []string) {
+		return strings.Fields(strings.ToLower(r.Text)), strings.Fields(strings.ToLower(r.Rationale))
+	}}
+}
+
+func newTestStore(t *testing.T) *store.Store {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), ".lore")
+	if _, err := store.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetOrigin(record.Origin{Author: "T", Branch: "main", Commit: strings.Repeat("a", 40)})
+	return s
+}
+
+// age moves the mtime of everything in the store but .local back by d.
+func age(t *testing.T, dir string, d time.Duration) {
+	t.Helper()
+	when := time.Now().Add(-d)
+	filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err == nil && !strings.Contains(p, store.LocalDir) {
+			os.Chtimes(p, when, when)
+		}
+		return nil
+	})
+}
+
+func open(t *testing.T, s *store.Store, prompt bool) *Snapshot {
+	t.Helper()
+	snap, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: tokenizer(), Prompt: prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+func capture(t *testing.T, s *store.Store, k record.Kind, text string) *record.Record {
+	t.Helper()
+	r, err := s.New(k, text, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// state is what a snapshot serves, one line per current record.
+func state(snap *Snapshot) []string {
+	var out []string
+	for _, r := range snap.Records() {
+		out = append(out, fmt.Sprintf("%s %d %s/%s", r.ID, r.Time.UnixNano(), r.Text, r.Status))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func truth(t *testing.T, s *store.Store) []string {
+	t.Helper()
+	set, err := s.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range set.Current() {
+		out = append(out, fmt.Sprintf("%s %d %s/%s", r.ID, r.Time.UnixNano(), r.Text, r.Status))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func mustMatch(t *testing.T, s *store.Store, snap *Snapshot, what string) {
+	t.Helper()
+	got, want := state(snap), truth(t, s)
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s: index serves\n  %s\nshards hold\n  %s", what, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	if snap.Count() != len(want) {
+		t.Fatalf("%s: Count %d, want %d", what, snap.Count(), len(want))
+	}
+	// Every current record is found by its terms, and nothing else is.
+	for _, r := range snap.Records() {
+		w := strings.Fields(strings.ToLower(r.Text))[0]
+		found := false
+		for _, p := range snap.Postings(w) {
+			if !snap.Current(p.Doc) {
+				t.Fatalf("%s: postings for %q hold a version that is not current", what, w)
+			}
+			found = found || snap.Record(p.Doc).ID == r.ID
+		}
+		if !found {
+			t.Fatalf("%s: %s not found by %q", what, r.ID, w)
+		}
+	}
+}
+
+func TestWarmIndexParsesNothing(t *testing.T) {
+	s := newTestStore(t)
+	capture(t, s, record.Decision, "use jsonl storage")
+	d := capture(t, s, record.Decision, "use sqlite index")
+	capture(t, s, record.Pattern, "table driven tests")
+	if _, err := s.Update(record.Decision, d.ID, func(r *record.Record) error { r.Status = record.StatusAbandoned; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	age(t, s.Dir, time.Hour)
+	cold := open(t, s, false)
+	mustMatch(t, s, cold, "cold")
+	if cold.parsed == 0 {
+		t.Fatal("the cold open parsed nothing")
+	}
+	for _, prompt := range []bool{false, true} {
+		warm := open(t, s, prompt)
+		mustMatch(t, s, warm, "warm")
+		if warm.parsed != 0 {
+			t.Fatalf("warm open (prompt=%v) parsed %d shards", prompt, warm.parsed)
+		}
+	}
+}
+
+// Shards written just before the first read are re-read until they are
+// safely older than the index, then never again: no state in which every
+// read pays for them.
+func TestRecentShardsHealTheIndex(t *testing.T) {
+	defer func(w int64) { racyWindow = w }(racyWindow)
+	racyWindow = int64(100 * time.Millisecond)
+	s := newTestStore(t)
+	capture(t, s, record.Decision, "fresh decision")
+	mustMatch(t, s, open(t, s, true), "first")
+	time.Sleep(2 * time.Duration(racyWindow))
+	open(t, s, true) // re-reads the racy shard once more and writes it back
+	if snap := open(t, s, true); snap.parsed != 0 {
+		t.Fatalf("still re-parsing %d shards after the window", snap.parsed)
+	}
+}
+
+func TestAppendParsesOnlyTheAppendedShard(t *testing.T) {
+	s := newTestStore(t)
+	for i := range 300 {
+		path := filepath.Join(s.Dir, "journal", "2025-01", fmt.Sprintf("main-old%03d.jsonl", i))
+		writeRecords(t, path, record.Decision, 3, i)
+	}
+	age(t, s.Dir, time.Hour)
+	open(t, s, true)
+	capture(t, s, record.Decision, "one more decision")
+	snap := open(t, s, true)
+	mustMatch(t, s, snap, "after a capture")
+	if snap.parsed != 1 {
+		t.Fatalf("a capture made the open parse %d shards", snap.parsed)
+	}
+}
+
+func writeRecords(t *testing.T, path string, k record.Kind, n, seed int) []*record.Record {
+	t.Helper()
+	var b strings.Builder
+	var out []*record.Record
+	for i := range n {
+		ts := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(seed*1000+i) * time.Second)
+		r := &record.Record{V: 1, ID: record.NewID(k, ts), Kind: k, Time: ts, Created: ts,
+			Text: fmt.Sprintf("word%d shard %d item %d", seed%7, seed, i)}
+		line, err := r.MarshalLine()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		out = append(out, r)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestDeadlineCutBuildIsNeverTakenAsComplete(t *testing.T) {
+	s := newTestStore(t)
+	for i := range 50 {
+		writeRecords(t, filepath.Join(s.Dir, "failures", "2025-02", fmt.Sprintf("main-f%02d.jsonl", i)), record.Failure, 2, i)
+	}
+	age(t, s.Dir, time.Hour)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	snap, err := Open(ctx, s, SnapshotOptions{Tokenizer: tokenizer(), Prompt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !snap.Partial {
+		t.Fatal("a build cut by its deadline is not marked partial")
+	}
+	mustMatch(t, s, open(t, s, true), "after the cut build")
+	if snap := open(t, s, true); snap.parsed != 0 {
+		t.Fatalf("parsed %d shards after a complete build", snap.parsed)
+	}
+}
+
+// A checkout replaces shards with other content (remove, create), removes
+// some and adds others, in old months too.
+func TestCheckoutThatReplacesManyShards(t *testing.T) {
+	s := newTestStore(t)
+	var paths []string
+	for i := range 120 {
+		p := filepath.Join(s.Dir, "journal", fmt.Sprintf("2024-%02d", i%12+1), fmt.Sprintf("main-s%03d.jsonl", i))
+		writeRecords(t, p, record.Decision, 2, i)
+		paths = append(paths, p)
+	}
+	age(t, s.Dir, time.Hour)
+	mustMatch(t, s, open(t, s, true), "before")
+	for i, p := range paths {
+		switch i % 3 {
+		case 0:
+			os.Remove(p)
+			writeRecords(t, p, record.Decision, 3, 1000+i) // other content, same name
+		case 1:
+			os.Remove(p)
+		}
+	}
+	writeRecords(t, filepath.Join(s.Dir, "journal", "2023-05", "other-new.jsonl"), record.Decision, 4, 5000)
+	age(t, s.Dir, 30*time.Minute)
+	mustMatch(t, s, open(t, s, true), "after the checkout")
+}
+
+func TestDamagedIndexIsRebuilt(t *testing.T) {
+	s := newTestStore(t)
+	capture(t, s, record.Failure, "deploy failed")
+	age(t, s.Dir, time.Hour)
+	open(t, s, false)
+	segs, _ := filepath.Glob(filepath.Join(indexDir(s), "*.seg"))
+	if len(segs) != 1 {
+		t.Fatalf("segments: %v", segs)
+	}
+	data, _ := os.ReadFile(segs[0])
+	for _, cut := range []int{3, len(data) / 2, len(data) - 1} {
+		os.WriteFile(segs[0], data[:cut], 0o644)
+		mustMatch(t, s, open(t, s, true), fmt.Sprintf("segment cut at %d", cut))
+	}
+	other := slices.Clone(data)
+	copy(other, "LORESEG0") // another version of the format
+	segs, _ = filepath.Glob(filepath.Join(indexDir(s), "*.seg"))
+	for _, seg := range segs {
+		os.WriteFile(seg, other, 0o644)
+	}
+	mustMatch(t, s, open(t, s, true), "segment of another version")
+	os.WriteFile(manifestPath(s), []byte("LOREIDX2garbage"), 0o644)
+	mustMatch(t, s, open(t, s, true), "garbage manifest")
+	os.Remove(manifestPath(s))
+	mustMatch(t, s, open(t, s, true), "no manifest")
+}
+
+func TestPatternsEditedInPlaceAreSeenOutsidePrompts(t *testing.T) {
+	s := newTestStore(t)
+	capture(t, s, record.Pattern, "old wording")
+	old := filepath.Join(s.Dir, "patterns", "2001-01")
+	files, _ := s.Files(record.Pattern)
+	os.MkdirAll(old, 0o755)
+	os.Rename(files[0], filepath.Join(old, "main-x.toml"))
+	age(t, s.Dir, time.Hour)
+	open(t, s, false)
+	path := filepath.Join(old, "main-x.toml")
+	data, _ := os.ReadFile(path)
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0) // in place, as some editors do
+	f.Write([]byte(strings.Replace(string(data), "old wording", "new wording", 1)))
+	f.Close()
+	os.Chtimes(path, time.Now().Add(-30*time.Minute), time.Now().Add(-30*time.Minute))
+	mustMatch(t, s, open(t, s, false), "hand edit")
+}
+
+func TestNewTokenizerRebuilds(t *testing.T) {
+	s := newTestStore(t)
+	capture(t, s, record.Decision, "Alpha Beta")
+	age(t, s.Dir, time.Hour)
+	open(t, s, true)
+	upper := Tokenizer{Version: "test2", Terms: func(r *record.Record) ([]string, []string) { return strings.Fields(r.Text), nil }}
+	snap, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: upper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Postings("Alpha")) != 1 || len(snap.Postings("alpha")) != 0 {
+		t.Fatal("terms from the old tokenizer served")
+	}
+}
+
+// Random histories: captures, revisions, new shards from a pull, removed
+// and replaced shards, rewrites by rename, in any month, read at any age
+// and by concurrent readers. After each step the index must agree with a
+// fresh parse.
+func TestRandomHistoriesMatchAFreshParse(t *testing.T) {
+	defer func(w int64, n int) { racyWindow, smallSegment = w, n }(racyWindow, smallSegment)
+	racyWindow = int64(20 * time.Millisecond)
+	for seed := range uint64(8) {
+		// Small segments merge into the next; with 0, every update is a
+		// segment of its own, and the view resolves across all of them.
+		smallSegment = []int{0, 1024}[seed%2]
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 7))
+			s := newTestStore(t)
+			var ids []string
+			for step := range 60 {
+				switch op := rng.IntN(7); {
+				case op <= 1 || len(ids) == 0:
+					k := []record.Kind{record.Decision, record.Failure, record.Pattern}[rng.IntN(3)]
+					ids = append(ids, capture(t, s, k, fmt.Sprintf("word%d step %d", rng.IntN(5), step)).ID)
+				case op == 2:
+					id := ids[rng.IntN(len(ids))]
+					k, _ := record.KindOfID(id)
+					_, err := s.Update(k, id, func(r *record.Record) error { r.Text = fmt.Sprintf("word%d revised %d", rng.IntN(5), step); return nil })
+					var nf *store.NotFoundError
+					if err != nil && !errors.As(err, &nf) { // a checkout may have removed it
+						t.Fatal(err)
+					}
+				case op == 3: // a pull: new shards, some in old months
+					month := fmt.Sprintf("2025-%02d", rng.IntN(3)+1)
+					for _, r := range writeRecords(t, filepath.Join(s.Dir, "journal", month, fmt.Sprintf("other-%d.jsonl", step)), record.Decision, rng.IntN(4)+1, step) {
+						ids = append(ids, r.ID)
+					}
+				case op == 4: // a checkout removes or replaces a shard
+					files, _ := s.Files()
+					if len(files) == 0 {
+						continue
+					}
+					f := files[rng.IntN(len(files))]
+					os.Remove(f)
+					if rng.IntN(2) == 0 && strings.HasSuffix(f, ".jsonl") {
+						k := record.Decision
+						if strings.Contains(f, "failures") {
+							k = record.Failure
+						}
+						for _, r := range writeRecords(t, f, k, 2, 100+step) {
+							ids = append(ids, r.ID)
+						}
+					}
+				case op == 5: // a rewrite by rename (doctor, purge)
+					files, _ := s.Files()
+					if len(files) == 0 {
+						continue
+					}
+					f := files[rng.IntN(len(files))]
+					data, _ := os.ReadFile(f)
+					if err := store.WriteAtomic(f, data); err != nil {
+						t.Fatal(err)
+					}
+				case op == 6:
+					age(t, s.Dir, time.Duration(rng.IntN(3))*time.Hour)
+				}
+				if rng.IntN(4) == 0 {
+					time.Sleep(time.Duration(racyWindow))
+				}
+				if rng.IntN(5) == 0 { // two readers at once
+					var wg sync.WaitGroup
+					for range 2 {
+						wg.Go(func() {
+							if _, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: tokenizer()}); err != nil {
+								t.Error(err)
+							}
+						})
+					}
+					wg.Wait()
+				}
+				mustMatch(t, s, open(t, s, rng.IntN(2) == 0), fmt.Sprintf("step %d", step))
+			}
+		})
+	}
+}
+
+func TestResolveAndShards(t *testing.T) {
+	s := newTestStore(t)
+	a := capture(t, s, record.Decision, "alpha")
+	capture(t, s, record.Decision, "beta")
+	if _, err := s.Update(record.Decision, a.ID, func(r *record.Record) error { r.Text = "alpha two"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	snap := open(t, s, false)
+	id, err := snap.Resolve(a.ID[:len(a.ID)-2])
+	if err != nil || id != a.ID {
+		t.Fatalf("Resolve: %q %v", id, err)
+	}
+	if _, err := snap.Resolve("dec-"); err == nil {
+		t.Fatal("an ambiguous prefix resolved")
+	}
+	if _, err := snap.Resolve("dec-zzzz"); err == nil {
+		t.Fatal("an unknown prefix resolved")
+	}
+	d, ok := snap.Lookup(a.ID)
+	if !ok || snap.Record(d).Text != "alpha two" {
+		t.Fatalf("Lookup: %v %v", ok, snap.Record(d))
+	}
+	if sh := snap.Shards(a.ID); len(sh) != 1 || !strings.HasPrefix(sh[0], "journal/") {
+		t.Fatalf("Shards: %v", sh)
+	}
+}

@@ -1,0 +1,129 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"lore/record"
+	"lore/store"
+)
+
+// The manifest (.lore/.local/index/manifest) names the segments that make
+// up the index, oldest first, and what the index knew of each directory of
+// shards when it was written: its mtime and subdirectories. A shard is
+// described by the newest segment that lists it (a tombstone there means
+// it was removed). The manifest is small and replaced whole, by rename,
+// after the segments it names are in place.
+
+const manifestMagic = "LOREIDX2"
+
+type manifest struct {
+	written int64 // when the scan that wrote it began, UnixNano
+	segs    []string
+	dirs    map[string]*dirEntry
+	// warns are the warnings of every shard the index covers, by shard,
+	// so a reader reports them without decoding every shard's entry.
+	warns map[string][]record.Warning
+}
+
+// dirEntry is a directory of shards. complete is false when the scan that
+// wrote the manifest did not reach all of the directory's shards (it ran
+// out of time): such a directory is never trusted by its mtime.
+type dirEntry struct {
+	mtime    int64
+	subdirs  []string
+	complete bool
+}
+
+func indexDir(s *store.Store) string { return filepath.Join(s.Dir, store.LocalDir, "index") }
+
+func manifestPath(s *store.Store) string { return filepath.Join(indexDir(s), "manifest") }
+
+// readManifest returns nil when there is no usable manifest: missing,
+// damaged, or written for another tokenizer.
+func readManifest(s *store.Store, tokVersion string) *manifest {
+	data, err := os.ReadFile(manifestPath(s))
+	if err != nil || len(data) < len(manifestMagic) || string(data[:len(manifestMagic)]) != manifestMagic {
+		return nil
+	}
+	d := &decoder{b: string(data[len(manifestMagic):])}
+	if d.str() != tokVersion {
+		return nil
+	}
+	m := &manifest{written: d.int(), segs: d.strs(), dirs: map[string]*dirEntry{}, warns: map[string][]record.Warning{}}
+	for n := d.count(); n > 0 && d.err == nil; n-- {
+		rel := d.str()
+		m.dirs[rel] = &dirEntry{mtime: d.int(), subdirs: d.strs(), complete: d.uint() == 1}
+	}
+	for n := d.count(); n > 0 && d.err == nil; n-- {
+		rel := d.str()
+		for k := d.count(); k > 0 && d.err == nil; k-- {
+			m.warns[rel] = append(m.warns[rel], record.Warning{Pos: record.Pos{File: d.str(), Line: int(d.uint())},
+				Kind: record.WarningKind(d.uint()), Msg: d.str()})
+		}
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil
+	}
+	return m
+}
+
+func (m *manifest) encode(tokVersion string) []byte {
+	e := &encoder{}
+	e.b = append(e.b, manifestMagic...)
+	e.str(tokVersion)
+	e.int(m.written)
+	e.strs(m.segs)
+	rels := make([]string, 0, len(m.dirs))
+	for rel := range m.dirs {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	e.uint(uint64(len(rels)))
+	for _, rel := range rels {
+		de := m.dirs[rel]
+		e.str(rel)
+		e.int(de.mtime)
+		e.strs(de.subdirs)
+		complete := uint64(0)
+		if de.complete {
+			complete = 1
+		}
+		e.uint(complete)
+	}
+	rels = rels[:0]
+	for rel := range m.warns {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	e.uint(uint64(len(rels)))
+	for _, rel := range rels {
+		e.str(rel)
+		e.uint(uint64(len(m.warns[rel])))
+		for _, w := range m.warns[rel] {
+			e.str(w.Pos.File)
+			e.uint(uint64(w.Pos.Line))
+			e.uint(uint64(w.Kind))
+			e.str(w.Msg)
+		}
+	}
+	return e.b
+}
+
+// sameAs says whether o describes the same index (another process may
+// have written one since m was read).
+func (m *manifest) sameAs(o *manifest) bool {
+	if m == nil || o == nil {
+		return m == nil && o == nil
+	}
+	return m.written == o.written && slices.Equal(m.segs, o.segs)
+}
+
+func sortWarnings(ws []record.Warning) {
+	sort.SliceStable(ws, func(i, j int) bool {
+		a, b := ws[i].Pos, ws[j].Pos
+		return a.File < b.File || a.File == b.File && a.Line < b.Line
+	})
+}

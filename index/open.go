@@ -1,0 +1,483 @@
+package index
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"lore/record"
+	"lore/store"
+)
+
+// Tokenizer gives a record's headline and body search terms. Version names
+// the tokenizer so an index made by another one is not trusted.
+type Tokenizer struct {
+	Version string
+	Terms   func(*record.Record) (title, body []string)
+}
+
+// SnapshotOptions choose how the index is read.
+type SnapshotOptions struct {
+	Tokenizer Tokenizer
+	// Prompt trusts the patterns' directories by their mtime, as every
+	// other kind's: the prompt hook runs on every prompt and leaves
+	// patterns edited in place by hand to the next session start or
+	// command, which compare every patterns shard.
+	Prompt bool
+}
+
+// racyWindow: a file or directory modified this close to the index's
+// writing is checked again, as a file system's timestamps can be too
+// coarse to show a change made in the same tick (git's "racy clean"). A
+// variable so tests can shorten it.
+var racyWindow = int64(2 * time.Second)
+
+// smallSegment: the newest segments are merged into the next one written
+// while they hold at most this many versions, or at most as many as the
+// new material; larger ones stay, so the work of an update follows what
+// changed, not the size of the store. A variable so tests can make many
+// segments.
+var smallSegment = 1024
+
+const (
+	// orphanAge: a segment file the manifest does not name is removed once
+	// it is this old (younger ones may belong to a writer about to publish).
+	orphanAge = time.Minute
+)
+
+// Open reads the current records through the index, bringing the index up
+// to date first. What is checked, and why it suffices:
+//
+//   - every directory of shards, by its mtime: git's checkouts, pulls and
+//     merges add, remove and replace shards as files, and lore rewrites a
+//     shard (doctor, purge) by renaming a new file over it, all of which
+//     change the directory; a changed directory is listed and each of its
+//     shards compared by size, mtime and inode;
+//   - the shard this checkout appends to, per kind (named in .local), as
+//     appends change the file but not its directory;
+//   - every patterns shard, by size, mtime and inode, as people edit
+//     patterns by hand and editors may write in place (except in Prompt
+//     mode).
+//
+// Shards that changed are parsed and written back as a new segment, so the
+// next reader starts from a current index; when ctx is done, parsing stops,
+// the snapshot is marked Partial, and what was parsed is kept.
+func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, error) {
+	var sc *scan
+	for attempt := 0; ; attempt++ {
+		sc = newScan(ctx, s, o.Tokenizer)
+		sc.prompt = o.Prompt
+		if sc.loadSegments() || attempt == 1 {
+			break
+		}
+		// A segment named by the manifest vanished: another process
+		// merged it away after we read the manifest. Read it again.
+	}
+	if err := sc.walk(); err != nil {
+		return nil, err
+	}
+	if err := sc.parseAll(); err != nil {
+		return nil, err
+	}
+	segs := sc.update()
+	snap := newSnapshot(segs)
+	snap.Warnings = sc.warnings()
+	snap.Partial = sc.partial
+	snap.parsed = len(sc.parsed)
+	return snap, nil
+}
+
+// scan compares the store with the index as the manifest describes it.
+type scan struct {
+	ctx        context.Context
+	store      *store.Store
+	tok        Tokenizer
+	start      int64
+	old        *manifest  // nil: no usable index
+	segs       []*segment // old's segments, oldest first
+	dirs       map[string]*dirEntry
+	dirsMoved  bool            // a directory's entry differs from old's
+	seen       map[string]bool // shards compared in this scan
+	jobs       []parseJob
+	gone       map[string]bool // shards the index holds that no longer exist
+	parsed     []*shardFile
+	incomplete map[string]bool // directories with shards left unparsed
+	partial    bool
+	prompt     bool
+}
+
+type parseJob struct {
+	rel, dir    string
+	size, mtime int64
+	ino         uint64
+}
+
+func newScan(ctx context.Context, s *store.Store, tok Tokenizer) *scan {
+	return &scan{ctx: ctx, store: s, tok: tok, start: time.Now().UnixNano(),
+		old: readManifest(s, tok.Version), dirs: map[string]*dirEntry{}, seen: map[string]bool{},
+		gone: map[string]bool{}, incomplete: map[string]bool{}}
+}
+
+// loadSegments maps the manifest's segments; false if one is missing. A
+// damaged segment drops the whole index, which is then rebuilt.
+func (sc *scan) loadSegments() bool {
+	if sc.old == nil {
+		return true
+	}
+	for _, name := range sc.old.segs {
+		data, err := mapFile(filepath.Join(indexDir(sc.store), name))
+		if errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		seg, perr := parseSegment(name, data, sc.tok.Version)
+		if err != nil || perr != nil {
+			sc.old, sc.segs = nil, nil
+			return true
+		}
+		sc.segs = append(sc.segs, seg)
+	}
+	return true
+}
+
+// lookup finds the newest description of shard rel, and when it was made.
+func (sc *scan) lookup(rel string) (fileEntry, int64, bool) {
+	for i := len(sc.segs) - 1; i >= 0; i-- {
+		if fi, ok := sc.segs[i].findFile(rel); ok {
+			return sc.segs[i].file(fi), sc.segs[i].written, true
+		}
+	}
+	return fileEntry{}, 0, false
+}
+
+// knownUnder lists the shards the index holds in directory dir (and below
+// it, if deep), as of their newest description.
+func (sc *scan) knownUnder(dir string, deep bool) []string {
+	var out []string
+	for _, seg := range sc.segs {
+		for _, fi := range seg.filesUnder(dir, deep) {
+			out = append(out, seg.fileRel(fi))
+		}
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	return slices.DeleteFunc(out, func(rel string) bool {
+		e, _, _ := sc.lookup(rel)
+		return e.gone
+	})
+}
+
+func (sc *scan) walk() error {
+	for _, k := range record.AllKinds() {
+		if err := sc.walkDir(k, k.Dir()); err != nil {
+			return err
+		}
+	}
+	// The shards this checkout appends to: an append changes the file,
+	// not its directory.
+	for _, k := range record.AllKinds() {
+		rel := store.CurrentShard(sc.store, k)
+		if rel == "" || sc.seen[rel] {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(sc.store.Dir, rel)); err == nil {
+			sc.check(rel, filepath.Dir(rel), fi)
+		}
+	}
+	return nil
+}
+
+func (sc *scan) walkDir(k record.Kind, rel string) error {
+	fi, err := os.Stat(filepath.Join(sc.store.Dir, rel))
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !fi.IsDir() {
+		sc.removeUnder(rel)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	mtime := fi.ModTime().UnixNano()
+	var prev *dirEntry
+	if sc.old != nil {
+		prev = sc.old.dirs[rel]
+	}
+	de := &dirEntry{mtime: mtime, complete: true}
+	sc.dirs[rel] = de
+	if prev == nil || prev.mtime != mtime || !prev.complete || mtime >= sc.old.written-racyWindow {
+		sc.dirsMoved = true
+	}
+	trusted := prev != nil && prev.complete && prev.mtime == mtime && mtime < sc.old.written-racyWindow
+	if trusted && (k != record.Pattern || sc.prompt) {
+		de.subdirs = prev.subdirs
+	} else {
+		entries, err := os.ReadDir(filepath.Join(sc.store.Dir, rel))
+		if err != nil {
+			return err
+		}
+		present := map[string]bool{}
+		for _, e := range entries {
+			name := e.Name()
+			switch {
+			case e.IsDir() && !strings.HasPrefix(name, "."):
+				de.subdirs = append(de.subdirs, name)
+			case !e.IsDir() && strings.HasSuffix(name, k.Ext()):
+				frel := filepath.Join(rel, name)
+				info, err := e.Info()
+				if err != nil {
+					continue // removed since the listing
+				}
+				present[frel] = true
+				sc.check(frel, rel, info)
+			}
+		}
+		for _, frel := range sc.knownUnder(rel, false) {
+			if !present[frel] {
+				sc.gone[frel] = true
+			}
+		}
+		if prev != nil {
+			for _, sub := range prev.subdirs {
+				if !slices.Contains(de.subdirs, sub) {
+					sc.removeUnder(filepath.Join(rel, sub))
+				}
+			}
+		}
+	}
+	for _, sub := range de.subdirs {
+		if err := sc.walkDir(k, filepath.Join(rel, sub)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeUnder marks every shard the index holds under dir as removed.
+func (sc *scan) removeUnder(dir string) {
+	for _, rel := range sc.knownUnder(dir, true) {
+		sc.gone[rel] = true
+	}
+}
+
+// check queues shard rel for parsing unless the index holds it as it is.
+func (sc *scan) check(rel, dir string, fi fs.FileInfo) {
+	sc.seen[rel] = true
+	size, mtime, ino := fi.Size(), fi.ModTime().UnixNano(), inode(fi)
+	if e, written, ok := sc.lookup(rel); ok && !e.gone && e.size == size && e.mtime == mtime && e.ino == ino &&
+		mtime < written-racyWindow {
+		return
+	}
+	sc.jobs = append(sc.jobs, parseJob{rel, dir, size, mtime, ino})
+}
+
+// parseAll parses the queued shards on every core, until ctx is done.
+func (sc *scan) parseAll() error {
+	out := make([]*shardFile, len(sc.jobs))
+	errs := make([]error, len(sc.jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(sc.jobs), 1)) {
+		wg.Go(func() {
+			for i := range next {
+				out[i], errs[i] = sc.parse(sc.jobs[i])
+			}
+		})
+	}
+	for i := range sc.jobs {
+		if sc.ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, j := range sc.jobs {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		if out[i] == nil {
+			sc.partial = true
+			sc.incomplete[j.dir] = true
+			continue
+		}
+		sc.parsed = append(sc.parsed, out[i])
+	}
+	for dir := range sc.incomplete {
+		if de := sc.dirs[dir]; de != nil {
+			de.complete = false
+		}
+	}
+	return nil
+}
+
+// parse reads one shard. It was stat'ed before it is read, so a write in
+// between shows as a changed shard next time, never as a missed one.
+func (sc *scan) parse(j parseJob) (*shardFile, error) {
+	abs := filepath.Join(sc.store.Dir, j.rel)
+	data, err := os.ReadFile(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := os.Lstat(abs); lerr != nil {
+			return &shardFile{rel: j.rel, gone: true}, nil // removed since it was listed
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	recs, warns, err := record.ParseShard(sc.store.Rel(abs), data)
+	if err != nil {
+		return nil, err
+	}
+	f := &shardFile{rel: j.rel, size: j.size, mtime: j.mtime, ino: j.ino, warns: warns}
+	for _, r := range recs {
+		t, b := sc.tok.Terms(r)
+		f.versions = append(f.versions, version{r, t, b})
+	}
+	return f, nil
+}
+
+// update writes what the scan found back to the index, and returns the
+// segments that now describe the store.
+func (sc *scan) update() []*segment {
+	if sc.old != nil && len(sc.parsed) == 0 && len(sc.gone) == 0 && !sc.dirsMoved {
+		return sc.segs
+	}
+	material := slices.Clone(sc.parsed)
+	covered := map[string]bool{}
+	for _, f := range material {
+		covered[f.rel] = true
+	}
+	for rel := range sc.gone {
+		if !covered[rel] {
+			material = append(material, &shardFile{rel: rel, gone: true})
+			covered[rel] = true
+		}
+	}
+	keep := sc.segs
+	var absorbed []*segment
+	if len(material) > 0 {
+		rows := 0
+		for _, f := range material {
+			rows += len(f.versions)
+		}
+		for len(keep) > 0 && keep[len(keep)-1].nRows <= max(rows, smallSegment) {
+			seg := keep[len(keep)-1]
+			keep = keep[:len(keep)-1]
+			absorbed = append(absorbed, seg)
+			rows += seg.nRows
+		}
+		for _, seg := range absorbed { // newest first: the newest description wins
+			for fi := range seg.nFiles {
+				e := seg.file(fi)
+				if covered[e.rel] {
+					continue
+				}
+				covered[e.rel] = true
+				f := &shardFile{rel: e.rel, size: e.size, mtime: e.mtime, ino: e.ino, gone: e.gone, warns: e.warns}
+				for _, row := range e.rows {
+					if v, err := seg.version(row); err == nil {
+						f.versions = append(f.versions, v)
+					}
+				}
+				material = append(material, f)
+			}
+		}
+		if len(keep) == 0 { // the new segment is the whole index: no tombstones needed
+			material = slices.DeleteFunc(material, func(f *shardFile) bool { return f.gone })
+		}
+	}
+	m := &manifest{written: sc.start, dirs: sc.dirs, warns: map[string][]record.Warning{}}
+	if sc.old != nil {
+		for rel, ws := range sc.old.warns {
+			if !covered[rel] {
+				m.warns[rel] = ws
+			}
+		}
+	}
+	for _, f := range material {
+		if len(f.warns) > 0 && !f.gone {
+			m.warns[f.rel] = f.warns
+		}
+	}
+	segs := keep
+	var data []byte
+	var name string
+	if len(material) > 0 {
+		name = segmentName()
+		data = encodeSegment(sc.tok.Version, sc.start, material)
+		if seg, err := parseSegment(name, data, sc.tok.Version); err == nil {
+			segs = append(slices.Clone(keep), seg)
+		}
+	}
+	for _, seg := range segs {
+		m.segs = append(m.segs, seg.name)
+	}
+	sc.publish(m, name, data)
+	sc.segs = segs
+	sc.old = m
+	return segs
+}
+
+// publish writes the new segment and the manifest that names it, unless
+// another process is updating the index or already has: the index is
+// derived, so losing the race costs only the work.
+func (sc *scan) publish(m *manifest, name string, data []byte) {
+	dir := indexDir(sc.store)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	unlock, ok := tryLock(filepath.Join(dir, "lock"))
+	if !ok {
+		return
+	}
+	defer unlock()
+	if cur := readManifest(sc.store, sc.tok.Version); !cur.sameAs(sc.old) {
+		return
+	}
+	if data != nil {
+		if err := store.WriteAtomic(filepath.Join(dir, name), data); err != nil {
+			return
+		}
+	}
+	if err := store.WriteAtomic(manifestPath(sc.store), m.encode(sc.tok.Version)); err != nil {
+		return
+	}
+	removeOrphans(dir, m.segs)
+}
+
+// removeOrphans deletes segment files the manifest does not name, and the
+// cache of lore versions before the index.
+func removeOrphans(dir string, named []string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".seg") || slices.Contains(named, e.Name()) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > orphanAge {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+	_ = os.RemoveAll(filepath.Join(filepath.Dir(dir), "cache"))
+}
+
+func segmentName() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b) + ".seg"
+}
+
+// warnings are the problems of every shard the index now covers.
+func (sc *scan) warnings() []record.Warning {
+	var out []record.Warning
+	for _, ws := range sc.old.warns {
+		out = append(out, ws...)
+	}
+	sortWarnings(out)
+	return out
+}

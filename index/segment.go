@@ -1,0 +1,517 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"unsafe"
+
+	"lore/record"
+)
+
+// A segment is one immutable file of the index: every version held by a
+// set of shards, with their search terms and an inverted index. It is laid
+// out so that a reader maps the file and touches only what it uses: rows
+// of fixed width sorted by record ID, a sorted vocabulary with offset
+// tables, postings, and each version's full encoding for when it is shown.
+// A segment is written once and never changed; the index is a list of
+// them (see manifest.go).
+//
+// Layout: magic, a header of counts and section lengths, the tokenizer's
+// version, then the sections in the order of the fields below.
+
+const segMagic = "LORESEG3"
+
+const (
+	rowSize = 56
+	// flagNewest marks the newest version of its ID within the segment.
+	flagNewest = 1
+)
+
+// header fields after the magic, each a little-endian uint64.
+const (
+	hWritten = iota
+	hFiles
+	hRows
+	hTerms
+	hSumTitle
+	hSumBody
+	hNewest
+	hSections // the first of nSections section lengths
+)
+
+const nSections = 12
+
+// metaSize: per row, the kind and status as codes into the segment's code
+// table and the two term counts: what ranking reads of every candidate,
+// packed so that a large store's candidates touch few pages.
+const metaSize = 6
+
+// codeInRow marks a kind or status beyond the code table (read it from
+// the row instead).
+const codeInRow = 255
+
+var errCorrupt = errors.New("index segment is damaged")
+
+// segment is a mapped segment file (or one built in memory).
+type segment struct {
+	name                     string
+	written                  int64
+	nFiles, nRows, nTerms    int
+	sumTitle, sumBody        int
+	nNewest                  int
+	fileIdx, fileData        []byte
+	rows, flags, strs        []byte
+	meta                     []byte
+	codes                    []string
+	termIdx, termData        []byte
+	postIdx, postData, blobs []byte
+}
+
+// parseSegment checks data's framing and slices it into sections. It does
+// not read the sections: every accessor below checks its own bounds, so a
+// damaged file yields empty values, never a crash, and a truncated one is
+// refused here.
+func parseSegment(name string, data []byte, tokVersion string) (*segment, error) {
+	hdr := len(segMagic) + 8*(hSections+nSections)
+	if len(data) < hdr+4 || string(data[:len(segMagic)]) != segMagic {
+		return nil, errCorrupt
+	}
+	u := func(i int) uint64 { return binary.LittleEndian.Uint64(data[len(segMagic)+8*i:]) }
+	tl := int(binary.LittleEndian.Uint32(data[hdr:]))
+	if hdr+4+tl > len(data) || string(data[hdr+4:hdr+4+tl]) != tokVersion {
+		return nil, errCorrupt
+	}
+	s := &segment{name: name, written: int64(u(hWritten)), nFiles: int(u(hFiles)), nRows: int(u(hRows)),
+		nTerms: int(u(hTerms)), sumTitle: int(u(hSumTitle)), sumBody: int(u(hSumBody)), nNewest: int(u(hNewest))}
+	off := hdr + 4 + tl
+	var codes []byte
+	secs := []*[]byte{&s.fileIdx, &s.fileData, &s.rows, &s.flags, &s.strs, &s.termIdx, &s.termData, &s.postIdx, &s.postData, &s.blobs, &s.meta, &codes}
+	for i, p := range secs {
+		n := u(hSections + i)
+		if n > uint64(len(data)-off) {
+			return nil, errCorrupt
+		}
+		*p = data[off : off+int(n)]
+		off += int(n)
+	}
+	if off != len(data) || len(s.fileIdx) != 4*(s.nFiles+1) || len(s.rows) != rowSize*s.nRows ||
+		len(s.flags) != s.nRows || len(s.termIdx) != 4*(s.nTerms+1) || len(s.postIdx) != 4*(s.nTerms+1) ||
+		len(s.meta) != metaSize*s.nRows {
+		return nil, errCorrupt
+	}
+	d := &decoder{b: bytesString(codes)}
+	if s.codes = d.strs(); d.err != nil {
+		return nil, errCorrupt
+	}
+	return s, nil
+}
+
+func u32(b []byte, i int) int { return int(binary.LittleEndian.Uint32(b[4*i:])) }
+
+// str reads an interned string at offset ref; the bytes are the mapping's.
+func (s *segment) str(ref int) string {
+	if ref >= len(s.strs) {
+		return ""
+	}
+	n, k := binary.Uvarint(s.strs[ref:])
+	if k <= 0 || n > uint64(len(s.strs)-ref-k) {
+		return ""
+	}
+	return bytesString(s.strs[ref+k : ref+k+int(n)])
+}
+
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+func (s *segment) row(i int) []byte { return s.rows[i*rowSize : (i+1)*rowSize] }
+
+func (s *segment) rowID(i int) string { return s.str(u32(s.row(i), 0)) }
+
+func (s *segment) rowTime(i int) int64 { return int64(binary.LittleEndian.Uint64(s.row(i)[32:])) }
+
+func (s *segment) rowCreated(i int) int64 { return int64(binary.LittleEndian.Uint64(s.row(i)[40:])) }
+
+func (s *segment) rowFile(i int) int { return u32(s.row(i), 5) }
+
+func (s *segment) newest(i int) bool { return s.flags[i]&flagNewest != 0 }
+
+// lengths is row i's count of distinct headline and body terms.
+func (s *segment) lengths(i int) (int, int) {
+	m := s.meta[i*metaSize:]
+	return int(binary.LittleEndian.Uint16(m[2:])), int(binary.LittleEndian.Uint16(m[4:]))
+}
+
+// kindStatus is row i's kind and status, from the code table.
+func (s *segment) kindStatus(i int) (record.Kind, string) {
+	m := s.meta[i*metaSize:]
+	k, st := int(m[0]), int(m[1])
+	var kind record.Kind
+	var status string
+	if k < len(s.codes) {
+		kind = record.Kind(s.codes[k])
+	} else {
+		kind = record.Kind(s.str(u32(s.row(i), 1)))
+	}
+	if st < len(s.codes) {
+		status = s.codes[st]
+	} else {
+		status = s.str(u32(s.row(i), 2))
+	}
+	return kind, status
+}
+
+// doc reads row i's summary.
+func (s *segment) doc(i int) Doc {
+	r := s.row(i)
+	return Doc{
+		ID: s.str(u32(r, 0)), Kind: record.Kind(s.str(u32(r, 1))), Status: s.str(u32(r, 2)),
+		ErrorType: s.str(u32(r, 3)), Tool: s.str(u32(r, 4)),
+		NTitle: int(binary.LittleEndian.Uint16(r[28:])), NBody: int(binary.LittleEndian.Uint16(r[30:])),
+		Time: int64(binary.LittleEndian.Uint64(r[32:])), Created: int64(binary.LittleEndian.Uint64(r[40:])),
+		Confidence: math.Float64frombits(binary.LittleEndian.Uint64(r[48:])),
+	}
+}
+
+// blob is the encoded version of row i, its terms after it.
+func (s *segment) blob(i int) *decoder {
+	off := u32(s.row(i), 6)
+	if off >= len(s.blobs) {
+		return &decoder{err: errCorrupt}
+	}
+	return &decoder{b: bytesString(s.blobs[off:])}
+}
+
+// record decodes row i's version.
+func (s *segment) record(i int) *record.Record {
+	d := s.blob(i)
+	r := decodeRecord(d)
+	if d.err != nil {
+		doc := s.doc(i)
+		return &record.Record{ID: doc.ID, Kind: doc.Kind, Status: doc.Status}
+	}
+	return r
+}
+
+// version decodes row i's version with its terms, for a merge.
+func (s *segment) version(i int) (version, error) {
+	d := s.blob(i)
+	r := decodeRecord(d)
+	terms := func() []string {
+		n := d.count()
+		if n == 0 || d.err != nil {
+			return nil
+		}
+		out := make([]string, n)
+		for j := range out {
+			if t := int(d.uint()); t < s.nTerms {
+				out[j] = s.term(t)
+			} else {
+				d.err = errCorrupt
+			}
+		}
+		return out
+	}
+	v := version{rec: r}
+	v.title = terms()
+	v.body = terms()
+	return v, d.err
+}
+
+// firstRow is the first row whose ID is >= id.
+func (s *segment) firstRow(id string) int {
+	return sort.Search(s.nRows, func(i int) bool { return s.rowID(i) >= id })
+}
+
+func (s *segment) term(i int) string {
+	a, b := u32(s.termIdx, i), u32(s.termIdx, i+1)
+	if a > b || b > len(s.termData) {
+		return ""
+	}
+	return bytesString(s.termData[a:b])
+}
+
+func (s *segment) findTerm(t string) (int, bool) {
+	i := sort.Search(s.nTerms, func(i int) bool { return s.term(i) >= t })
+	return i, i < s.nTerms && s.term(i) == t
+}
+
+// postingBytes is the size of term i's postings: at least one byte each.
+func (s *segment) postingBytes(i int) int {
+	return max(u32(s.postIdx, i+1)-u32(s.postIdx, i), 0)
+}
+
+// postings calls fn for each row holding term i, in row order.
+func (s *segment) postings(i int, fn func(row int, title bool)) {
+	a, b := u32(s.postIdx, i), u32(s.postIdx, i+1)
+	if a > b || b > len(s.postData) {
+		return
+	}
+	d := &decoder{b: bytesString(s.postData[a:b])}
+	var p uint64
+	for len(d.b) > 0 && d.err == nil {
+		p += d.uint()
+		if row := int(p >> 1); row < s.nRows {
+			fn(row, p&1 == 1)
+		}
+	}
+}
+
+// fileEntry is a shard as a segment recorded it.
+type fileEntry struct {
+	rel         string
+	size, mtime int64
+	ino         uint64
+	gone        bool // a tombstone: the shard was removed
+	rows        []int
+	warns       []record.Warning
+}
+
+func (s *segment) fileRel(i int) string {
+	a := u32(s.fileIdx, i)
+	if a >= len(s.fileData) {
+		return ""
+	}
+	d := &decoder{b: bytesString(s.fileData[a:])}
+	return d.str()
+}
+
+func (s *segment) file(i int) fileEntry {
+	a := u32(s.fileIdx, i)
+	if a >= len(s.fileData) {
+		return fileEntry{}
+	}
+	d := &decoder{b: bytesString(s.fileData[a:])}
+	f := fileEntry{rel: d.str(), size: d.int(), mtime: d.int(), ino: d.uint(), gone: d.uint() == 1}
+	row := 0
+	for n := d.count(); n > 0 && d.err == nil; n-- {
+		row += int(d.uint())
+		f.rows = append(f.rows, row)
+	}
+	for n := d.count(); n > 0 && d.err == nil; n-- {
+		f.warns = append(f.warns, record.Warning{Pos: record.Pos{File: d.str(), Line: int(d.uint())},
+			Kind: record.WarningKind(d.uint()), Msg: d.str()})
+	}
+	return f
+}
+
+// findFile is the index of the file entry for rel.
+func (s *segment) findFile(rel string) (int, bool) {
+	i := sort.Search(s.nFiles, func(i int) bool { return s.fileRel(i) >= rel })
+	return i, i < s.nFiles && s.fileRel(i) == rel
+}
+
+// filesUnder lists the entries in directory dir: directly in it, or at any
+// depth if deep.
+func (s *segment) filesUnder(dir string, deep bool) []int {
+	prefix := dir + "/"
+	var out []int
+	for i := sort.Search(s.nFiles, func(i int) bool { return s.fileRel(i) >= prefix }); i < s.nFiles; i++ {
+		rel := s.fileRel(i)
+		if !strings.HasPrefix(rel, prefix) {
+			break
+		}
+		if deep || !strings.Contains(rel[len(prefix):], "/") {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// shardFile is a shard's content as parsed, to be written to a segment.
+type shardFile struct {
+	rel         string
+	size, mtime int64
+	ino         uint64
+	gone        bool
+	warns       []record.Warning
+	versions    []version
+}
+
+// version is one record version with its search terms.
+type version struct {
+	rec         *record.Record
+	title, body []string
+}
+
+// encodeSegment lays out the versions of files as a segment.
+func encodeSegment(tokVersion string, written int64, files []*shardFile) []byte {
+	slices.SortFunc(files, func(a, b *shardFile) int { return strings.Compare(a.rel, b.rel) })
+	type rowSrc struct {
+		v    *version
+		file int
+	}
+	var rows []rowSrc
+	for fi, f := range files {
+		for vi := range f.versions {
+			rows = append(rows, rowSrc{&f.versions[vi], fi})
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i].v.rec, rows[j].v.rec
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return record.Newer(b, a)
+	})
+	// Vocabulary and postings, rows in order so postings ascend.
+	posts := map[string][]uint64{}
+	for ri, r := range rows {
+		for _, t := range r.v.title {
+			posts[t] = appendPosting(posts[t], ri, true)
+		}
+		for _, t := range r.v.body {
+			if !slices.Contains(r.v.title, t) {
+				posts[t] = appendPosting(posts[t], ri, false)
+			}
+		}
+	}
+	vocab := make([]string, 0, len(posts))
+	for t := range posts {
+		vocab = append(vocab, t)
+	}
+	sort.Strings(vocab)
+	termIdx := make(map[string]uint64, len(vocab))
+	var termOffs, termData, postOffs, postData encoder
+	for i, t := range vocab {
+		termIdx[t] = uint64(i)
+		termOffs.u32(len(termData.b))
+		termData.b = append(termData.b, t...)
+		postOffs.u32(len(postData.b))
+		prev := uint64(0)
+		for _, p := range posts[t] {
+			postData.uint(p - prev)
+			prev = p
+		}
+	}
+	termOffs.u32(len(termData.b))
+	postOffs.u32(len(postData.b))
+
+	var strs encoder
+	interned := map[string]int{}
+	ref := func(s string) int {
+		if off, ok := interned[s]; ok {
+			return off
+		}
+		off := len(strs.b)
+		strs.str(s)
+		interned[s] = off
+		return off
+	}
+	fileRows := make([][]int, len(files))
+	var rowData, flags, blobs, meta encoder
+	var codes []string
+	codeOf := func(v string) byte {
+		if i := slices.Index(codes, v); i >= 0 {
+			return byte(i)
+		}
+		if len(codes) == codeInRow {
+			return codeInRow
+		}
+		codes = append(codes, v)
+		return byte(len(codes) - 1)
+	}
+	var sumTitle, sumBody, newest int
+	for ri, r := range rows {
+		rec := r.v.rec
+		fileRows[r.file] = append(fileRows[r.file], ri)
+		d := docOf(*r.v)
+		conf := math.NaN()
+		if rec.Confidence != nil {
+			conf = *rec.Confidence
+		}
+		rowData.u32(ref(rec.ID))
+		rowData.u32(ref(string(rec.Kind)))
+		rowData.u32(ref(rec.Status))
+		rowData.u32(ref(rec.ErrorType))
+		rowData.u32(ref(rec.Tool))
+		rowData.u32(r.file)
+		rowData.u32(len(blobs.b))
+		rowData.u16(min(d.NTitle, math.MaxUint16))
+		rowData.u16(min(d.NBody, math.MaxUint16))
+		rowData.u64(uint64(rec.Time.UnixNano()))
+		rowData.u64(uint64(rec.Created.UnixNano()))
+		rowData.u64(math.Float64bits(conf))
+		meta.b = append(meta.b, codeOf(string(rec.Kind)), codeOf(rec.Status))
+		meta.u16(min(d.NTitle, math.MaxUint16))
+		meta.u16(min(d.NBody, math.MaxUint16))
+		var fl byte
+		if ri == len(rows)-1 || rows[ri+1].v.rec.ID != rec.ID {
+			fl |= flagNewest
+			newest++
+			sumTitle += d.NTitle
+			sumBody += d.NBody
+		}
+		flags.b = append(flags.b, fl)
+		encodeRecord(&blobs, rec)
+		for _, ts := range [][]string{r.v.title, r.v.body} {
+			blobs.uint(uint64(len(ts)))
+			for _, t := range ts {
+				blobs.uint(termIdx[t])
+			}
+		}
+	}
+	var fileOffs, fileData encoder
+	for fi, f := range files {
+		fileOffs.u32(len(fileData.b))
+		fileData.str(f.rel)
+		fileData.int(f.size)
+		fileData.int(f.mtime)
+		fileData.uint(f.ino)
+		gone := uint64(0)
+		if f.gone {
+			gone = 1
+		}
+		fileData.uint(gone)
+		fileData.uint(uint64(len(fileRows[fi])))
+		prev := 0
+		for _, r := range fileRows[fi] {
+			fileData.uint(uint64(r - prev))
+			prev = r
+		}
+		fileData.uint(uint64(len(f.warns)))
+		for _, w := range f.warns {
+			fileData.str(w.Pos.File)
+			fileData.uint(uint64(w.Pos.Line))
+			fileData.uint(uint64(w.Kind))
+			fileData.str(w.Msg)
+		}
+	}
+	fileOffs.u32(len(fileData.b))
+
+	var codeTab encoder
+	codeTab.strs(codes)
+	sections := [][]byte{fileOffs.b, fileData.b, rowData.b, flags.b, strs.b, termOffs.b, termData.b, postOffs.b, postData.b, blobs.b, meta.b, codeTab.b}
+	var out encoder
+	out.b = append(out.b, segMagic...)
+	for _, v := range []int{int(written), len(files), len(rows), len(vocab), sumTitle, sumBody, newest} {
+		out.u64(uint64(v))
+	}
+	for _, sec := range sections {
+		out.u64(uint64(len(sec)))
+	}
+	out.u32(len(tokVersion))
+	out.b = append(out.b, tokVersion...)
+	for _, sec := range sections {
+		out.b = append(out.b, sec...)
+	}
+	return out.b
+}
+
+func appendPosting(ps []uint64, row int, title bool) []uint64 {
+	p := uint64(row) << 1
+	if title {
+		p |= 1
+	}
+	if n := len(ps); n > 0 && ps[n-1]>>1 == uint64(row) {
+		return ps // a term repeated within one version
+	}
+	return append(ps, p)
+}
