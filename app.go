@@ -260,9 +260,17 @@ func (e *env) openStore() (*store.Store, error) {
 		return nil, err
 	}
 	s, err := store.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	// Read-modify-write verbs find a record's shards through the index.
+	s.Finder = index.Finder(context.Background(), s, indexOptions)
 	e.store = s
-	return s, err
+	return s, nil
 }
+
+// indexOptions is how commands read the index.
+var indexOptions = index.SnapshotOptions{Tokenizer: inject.Tokenizer()}
 
 // reportRedactions says on stderr what was scrubbed before writing.
 func (e *env) reportRedactions() {
@@ -297,7 +305,7 @@ func (e *env) snapshot(ctx context.Context) (*store.Store, *index.Snapshot, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	snap, err := index.Open(ctx, s, index.SnapshotOptions{Tokenizer: inject.Tokenizer()})
+	snap, err := index.Open(ctx, s, indexOptions)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -144,7 +144,7 @@ func cmdInbox(_ context.Context, e *env, args []string) error {
 	return e.dispatch("inbox", verbs, []string{"promote", "dismiss"}, args)
 }
 
-func cmdFailures(_ context.Context, e *env, args []string) error {
+func cmdFailures(ctx context.Context, e *env, args []string) error {
 	verbs := map[string]subcommand{
 		"triggers": {"lore failures triggers [--min N] [--json]   error types seen at least N times (default 3)", func(e *env, args []string) error {
 			fs := newFlags("failures triggers")
@@ -156,16 +156,17 @@ func cmdFailures(_ context.Context, e *env, args []string) error {
 			if *minCount < 1 {
 				return usageError("", "failures triggers: --min must be at least 1")
 			}
-			_, set, err := e.load(record.Failure)
+			_, snap, err := e.snapshot(ctx)
 			if err != nil {
 				return err
 			}
-			recs := set.Current(record.Failure)
-			docs := make([]index.Doc, len(recs))
-			for i, r := range recs {
-				docs[i] = index.DocOf(r)
+			docs := make([]index.Doc, snap.Len())
+			for i := range docs {
+				if snap.Current(i) {
+					docs[i] = snap.Doc(i)
+				}
 			}
-			ts := failures.Triggers(docs, *minCount, func(i int) string { return recs[i].Text })
+			ts := failures.Triggers(docs, *minCount, func(i int) string { return snap.Record(i).Text })
 			if *asJSON {
 				if ts == nil {
 					ts = []failures.Trigger{}

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
+	"lore/index"
 	"lore/inject"
 	"lore/record"
 )
@@ -15,7 +17,7 @@ List records, newest first: short ID, date, kind, headline. kind is one of
 decision, pattern, failure, handoff, observation (or their plurals).
 Dismissed and promoted observations are hidden unless --all is given.`
 
-func cmdList(_ context.Context, e *env, args []string) error {
+func cmdList(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("list")
 	limit := fs.IntP("limit", "n", 0, "show at most `N` records (0: all)")
 	all := fs.Bool("all", false, "include dismissed and promoted observations")
@@ -34,20 +36,14 @@ func cmdList(_ context.Context, e *env, args []string) error {
 	if *limit < 0 {
 		return usageError("", "list: --limit must not be negative")
 	}
-	_, set, err := e.load(kinds...)
+	_, snap, err := e.snapshot(ctx)
 	if err != nil {
 		return err
 	}
-	var recs []*record.Record
-	for _, r := range set.Current(kinds...) {
-		if !*all && (r.Status == record.StatusDismissed || r.Status == record.StatusPromoted) {
-			continue
-		}
-		recs = append(recs, r)
-		if *limit > 0 && len(recs) == *limit {
-			break
-		}
-	}
+	recs := snap.Newest(*limit, func(d index.Doc) bool {
+		return (len(kinds) == 0 || slices.Contains(kinds, d.Kind)) &&
+			(*all || d.Status != record.StatusDismissed && d.Status != record.StatusPromoted)
+	})
 	if *asJSON {
 		return e.printJSON(recordsJSON(recs))
 	}
@@ -62,7 +58,7 @@ const showHelp = `Usage: lore show <id> [--json]
 Show a record's current version and its version history, oldest first. The
 ID can be any unique prefix of it, such as dec-a1b2.`
 
-func cmdShow(_ context.Context, e *env, args []string) error {
+func cmdShow(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("show")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := e.parse(fs, showHelp, args); err != nil {
@@ -71,11 +67,16 @@ func cmdShow(_ context.Context, e *env, args []string) error {
 	if fs.NArg() != 1 {
 		return usageError("run 'lore show --help'", "show: want one record ID")
 	}
-	set, id, err := e.loadRecord(fs.Arg(0))
+	_, snap, err := e.snapshot(ctx)
 	if err != nil {
 		return err
 	}
-	r, hist := set.Get(id), set.History(id)
+	id, err := snap.Resolve(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	doc, _ := snap.Lookup(id)
+	r, hist := snap.Record(doc), snap.History(id)
 	if *asJSON {
 		return e.printJSON(map[string]any{"record": recordJSON(r), "history": recordsJSON(hist)})
 	}

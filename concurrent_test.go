@@ -20,17 +20,7 @@ func TestConcurrentWriters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns 1,600 processes")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "lore")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	repo := filepath.Join(dir, "repo")
-	for _, args := range [][]string{{"git", "init", "-q", repo}, {bin, "--dir", filepath.Join(repo, ".lore"), "init"}} {
-		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, out)
-		}
-	}
+	bin, repo := buildAndInit(t)
 	const writers, each = 8, 200
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*each)
@@ -76,5 +66,68 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 	if len(seen) != writers*each {
 		t.Fatalf("%d records on disk, want %d", len(seen), writers*each)
+	}
+}
+
+// buildAndInit builds lore and makes a repository with a store.
+func buildAndInit(t *testing.T) (bin, repo string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin = filepath.Join(dir, "lore")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	repo = filepath.Join(dir, "repo")
+	for _, args := range [][]string{{"git", "init", "-q", repo}, {bin, "--dir", filepath.Join(repo, ".lore"), "init"}} {
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	return bin, repo
+}
+
+// TestConcurrentUpdatesAreAllKept runs eight processes validating one
+// pattern at once, five times each: each validation must build on the one
+// before it, so the count ends at 40.
+func TestConcurrentUpdatesAreAllKept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns 40 processes")
+	}
+	bin, repo := buildAndInit(t)
+	run := func(args ...string) string {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = repo
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return string(out)
+	}
+	id := strings.TrimSpace(run("learn", "retry flaky network calls", "--solution", "use backoff"))
+	const writers, each = 8, 5
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(func() {
+			for range each {
+				cmd := exec.Command(bin, "patterns", "validate", id)
+				cmd.Dir = repo
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("validate: %v %s", err, out)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var shown struct {
+		Record struct {
+			Validations int `json:"validations"`
+		} `json:"record"`
+		History []json.RawMessage `json:"history"`
+	}
+	if err := json.Unmarshal([]byte(run("show", id, "--json")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if shown.Record.Validations != writers*each || len(shown.History) != writers*each+1 {
+		t.Fatalf("%d validations in %d versions, want %d in %d", shown.Record.Validations, len(shown.History), writers*each, writers*each+1)
 	}
 }

@@ -125,6 +125,7 @@ type runner struct {
 	bin    string
 	dir    string
 	peakKB int64
+	out    []byte // the last command's output, stdout and stderr
 }
 
 const runs = 9
@@ -160,6 +161,7 @@ func (r *runner) try(stdin *string, args ...string) (time.Duration, error) {
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	d := time.Since(start)
+	r.out = out
 	if cmd.ProcessState != nil {
 		if kb := maxRSSKB(cmd); kb > r.peakKB {
 			r.peakKB = kb

@@ -81,7 +81,8 @@ func TestScale(t *testing.T) {
 	t.Log("Steady: the index was warmed by one `lore search x`, then the test slept 2.1 s (past the index's 2 s racy-timestamp window).")
 	t.Log("After a capture: an untimed `lore observe` before every run. After a pull or a checkout: the first hook, the second at once")
 	t.Log("(the changed shards are still within the racy window), then after a 2.1 s pause the later ones (a user's next prompts).")
-	t.Log("Each state starts from a fresh copy of the committed store with a warm index.")
+	t.Log("Each state starts from a fresh copy of the committed store with a warm index. Output: what the last run printed")
+	t.Log("(a hook prints nothing when nothing is relevant). Peak RSS: the largest over the timed runs.")
 	t.Log("")
 	for _, n := range sizes {
 		s.size(n)
@@ -93,6 +94,11 @@ func TestScale(t *testing.T) {
 }
 
 const floorRuns = 21
+
+// injectingPrompt passes the relevance gate on the generated stores, which
+// the README's prompt (the other prompt hooks') does not: its hook prints
+// nothing.
+const injectingPrompt = "the deploy leaks memory with Terraform on ARM runners"
 
 // scale is one TestScale run.
 type scale struct {
@@ -114,6 +120,7 @@ type sample struct {
 	med         time.Duration   // median of all
 	all         []time.Duration // the timed runs
 	kb          int64           // peak RSS over the timed runs
+	out         int             // the last run's output, bytes
 	runs        int
 	order       int // in the size's table
 }
@@ -226,6 +233,7 @@ func (s *scale) size(n int) {
 		return string(b)
 	}
 	promptHook := hook(map[string]string{"hook_event_name": "UserPromptSubmit", "prompt": prompt})
+	injectingHook := hook(map[string]string{"hook_event_name": "UserPromptSubmit", "prompt": injectingPrompt})
 	startHook := hook(map[string]string{"hook_event_name": "SessionStart", "source": "startup"})
 	pick := func(ids []string) func(int) string {
 		return func(i int) string { return ids[i%len(ids)] }
@@ -245,6 +253,7 @@ func (s *scale) size(n int) {
 	// 1. Steady.
 	s.reset(pristine, work)
 	s.row(n, stSteady, "prompt hook", s.series(work, spec{stdin: promptHook, args: fixed("inject", "--stdin")}))
+	s.row(n, stSteady, "prompt hook, a prompt that injects", s.series(work, spec{stdin: injectingHook, args: fixed("inject", "--stdin")}))
 	s.row(n, stSteady, "session-start hook", s.series(work, spec{stdin: startHook, args: fixed("inject", "--stdin")}))
 	for _, c := range reads {
 		s.row(n, stSteady, c.what, s.series(work, spec{args: fixed(c.args...)}))
@@ -302,10 +311,10 @@ func (s *scale) size(n int) {
 
 	t.Logf("### %s records", commas(n))
 	t.Log("")
-	t.Log("| state | command | median (× floor) | peak RSS | runs |")
-	t.Log("|---|---|---:|---:|---:|")
+	t.Log("| state | command | median (× floor) | peak RSS | output | runs |")
+	t.Log("|---|---|---:|---:|---:|---:|")
 	for _, r := range s.ordered(n) {
-		t.Logf("| %s | %s | %s | %s | %d |", r.state, r.what, s.cell(r), mb(r.kb), r.runs)
+		t.Logf("| %s | %s | %s | %s | %s | %d |", r.state, r.what, s.cell(r), mb(r.kb), size(r.out), r.runs)
 	}
 	t.Log("")
 	t.Logf("%s records in %d shards: generated in %s, %s; %s; measured in %s.",
@@ -330,8 +339,9 @@ func (s *scale) reset(pristine, work string) {
 	time.Sleep(2100 * time.Millisecond)
 }
 
-// once runs one command of the spec and returns its wall time and peak RSS.
-func (s *scale) once(dir string, sp spec, i int) (time.Duration, int64) {
+// once runs one command of the spec and returns its wall time, peak RSS
+// and output size.
+func (s *scale) once(dir string, sp spec, i int) (time.Duration, int64, int) {
 	if sp.before != nil {
 		sp.before(i)
 	}
@@ -348,7 +358,7 @@ func (s *scale) once(dir string, sp spec, i int) (time.Duration, int64) {
 			s.t.Fatal(err)
 		}
 	}
-	return d, r.peakKB
+	return d, r.peakKB, len(r.out)
 }
 
 // runsFor is how many timed runs a command gets, given one run's time.
@@ -366,7 +376,7 @@ func (s *scale) runsFor(d time.Duration) int {
 // series times the spec after one warm-up.
 func (s *scale) series(dir string, sp spec) *sample {
 	s.progress("%s", strings.Join(sp.args(0), " "))
-	warm, _ := s.once(dir, sp, 0)
+	warm, _, _ := s.once(dir, sp, 0)
 	return s.timed(dir, sp, 1, s.runsFor(warm))
 }
 
@@ -399,9 +409,10 @@ func (s *scale) timed(dir string, sp spec, i, n int) *sample {
 }
 
 // add records one more run and keeps the median current.
-func (r *sample) add(d time.Duration, kb int64) {
+func (r *sample) add(d time.Duration, kb int64, out int) {
 	r.runs++
 	r.kb = max(r.kb, kb)
+	r.out = out
 	r.all = append(r.all, d)
 	r.med = median(r.all)
 }
@@ -705,6 +716,7 @@ func (s *scale) summary(sizes []int) {
 	}{
 		{"Hooks", []col{
 			{stSteady, "prompt hook", "prompt"},
+			{stSteady, "prompt hook, a prompt that injects", "prompt that injects"},
 			{stSteady, "session-start hook", "session start"},
 			{stCapture, "prompt hook", "prompt after a capture"},
 			{stPull, "first prompt hook", "first prompt after a pull"},
@@ -800,6 +812,13 @@ func median(ds []time.Duration) time.Duration {
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+func size(b int) string {
+	if b < 1000 {
+		return fmt.Sprintf("%d B", b)
+	}
+	return fmt.Sprintf("%.1f KB", float64(b)/1000)
+}
 
 func mb(kb int64) string { return fmt.Sprintf("%.0f MB", float64(kb)/1024) }
 

@@ -34,42 +34,43 @@ func Promote(s *store.Store, ref string, o PromoteOptions) (*record.Record, erro
 	default:
 		return nil, fmt.Errorf("cannot promote to %q (want decision, pattern or failure)", o.To)
 	}
-	set, err := s.Load(record.Observation)
-	if err != nil {
-		return nil, err
-	}
-	id, err := set.Resolve(ref)
-	if err != nil {
-		return nil, err
-	}
-	obs := set.Get(id)
-	if obs.Status == record.StatusPromoted {
-		return nil, fmt.Errorf("%s was already promoted to %s", obs.Short(), record.ShortID(obs.PromotedTo))
-	}
-	made, err := s.New(o.To, obs.Text, obs.Tags)
-	if err != nil {
-		return nil, err
-	}
-	made.From = obs.ID
-	if o.To == record.Failure {
-		made.ErrorType = o.ErrorType
-		if made.ErrorType == "" {
-			made.ErrorType = "Observed"
+	var made *record.Record
+	err := s.Transact(func(tx *store.Tx) error {
+		obs, err := tx.Current(record.Observation, ref)
+		if err != nil {
+			return err
 		}
-	}
-	if o.To == record.Pattern {
-		c := 0.5
-		made.Confidence = &c
-	}
-	if err := s.Append(made); err != nil {
+		if obs.Status == record.StatusPromoted {
+			return fmt.Errorf("%s was already promoted to %s", obs.Short(), record.ShortID(obs.PromotedTo))
+		}
+		if made, err = s.New(o.To, obs.Text, obs.Tags); err != nil {
+			return err
+		}
+		made.From = obs.ID
+		if o.To == record.Failure {
+			made.ErrorType = o.ErrorType
+			if made.ErrorType == "" {
+				made.ErrorType = "Observed"
+			}
+		}
+		if o.To == record.Pattern {
+			c := 0.5
+			made.Confidence = &c
+		}
+		// The new record first: a crash between the two writes leaves the
+		// observation unpromoted, never a promotion pointing nowhere.
+		if err := tx.Append(made); err != nil {
+			return err
+		}
+		next := tx.Next(obs)
+		next.Status = record.StatusPromoted
+		next.PromotedTo = made.ID
+		return tx.Append(next)
+	})
+	if err != nil {
 		return nil, err
 	}
-	_, err = s.Update(record.Observation, id, func(r *record.Record) error {
-		r.Status = record.StatusPromoted
-		r.PromotedTo = made.ID
-		return nil
-	})
-	return made, err
+	return made, nil
 }
 
 // Dismiss appends a version of the observation marked dismissed.

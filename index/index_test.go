@@ -106,6 +106,24 @@ func mustMatch(t *testing.T, s *store.Store, snap *Snapshot, what string) {
 	if snap.Count() != len(want) {
 		t.Fatalf("%s: Count %d, want %d", what, snap.Count(), len(want))
 	}
+	set, err := s.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions := func(rs []*record.Record) (out []string) {
+		for _, r := range rs {
+			out = append(out, fmt.Sprintf("%d %s", r.Time.UnixNano(), r.Text))
+		}
+		return out
+	}
+	for _, r := range snap.Records() {
+		if got, want := versions(snap.History(r.ID)), versions(set.History(r.ID)); !slices.Equal(got, want) {
+			t.Fatalf("%s: history of %s is %v, want %v", what, r.ID, got, want)
+		}
+		if id, err := snap.Resolve(r.ID); err != nil || id != r.ID {
+			t.Fatalf("%s: Resolve(%s) = %q, %v", what, r.ID, id, err)
+		}
+	}
 	// Every current record is found by its terms, and nothing else is.
 	for _, r := range snap.Records() {
 		w := strings.Fields(strings.ToLower(r.Text))[0]

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -44,6 +45,7 @@ type Snapshot struct {
 	segs  []*segment
 	first []int          // each segment's first doc
 	over  []map[int]bool // per segment: rows whose currentness differs from their flag
+	dead  []map[int]bool // per segment: rows of shards a newer segment describes
 	count int            // current records
 	recs  map[int]*record.Record
 	terms []string
@@ -68,7 +70,8 @@ func SnapshotOf(recs []*record.Record, tok Tokenizer) *Snapshot {
 }
 
 func newSnapshot(segs []*segment) *Snapshot {
-	s := &Snapshot{segs: segs, recs: map[int]*record.Record{}, over: make([]map[int]bool, len(segs))}
+	s := &Snapshot{segs: segs, recs: map[int]*record.Record{}, over: make([]map[int]bool, len(segs)),
+		dead: make([]map[int]bool, len(segs))}
 	n := 0
 	for _, seg := range segs {
 		s.first = append(s.first, n)
@@ -119,6 +122,10 @@ func (s *Snapshot) resolveAcrossSegments() {
 				if k, ok := s.segs[i].findFile(rel); ok {
 					for _, row := range s.segs[i].file(k).rows {
 						affected[s.segs[i].rowID(row)] = true
+						if s.dead[i] == nil {
+							s.dead[i] = map[int]bool{}
+						}
+						s.dead[i][row] = true
 						s.setOver(i, row, false)
 					}
 				}
@@ -133,8 +140,8 @@ func (s *Snapshot) resolveAcrossSegments() {
 		var live []cand
 		for i, seg := range s.segs {
 			for row := seg.firstRow(id); row < seg.nRows && seg.rowID(row) == id; row++ {
-				if v, set := s.over[i][row]; set && !v {
-					continue // in a dead shard
+				if s.dead[i][row] {
+					continue
 				}
 				live = append(live, cand{i, row})
 			}
@@ -251,13 +258,12 @@ func sortNewestFirst(recs []*record.Record) {
 	})
 }
 
-// Newest returns the current records of the given kinds (all if none),
-// newest first, at most limit of them (all if limit <= 0); only those are
-// decoded.
-func (s *Snapshot) Newest(limit int, kinds ...record.Kind) []*record.Record {
+// Newest returns the current records keep accepts, newest first, at most
+// limit of them (all if limit <= 0); only those are decoded.
+func (s *Snapshot) Newest(limit int, keep func(Doc) bool) []*record.Record {
 	var docs []int
 	for i := range s.Len() {
-		if s.Current(i) && (len(kinds) == 0 || slices.Contains(kinds, s.Doc(i).Kind)) {
+		if s.Current(i) && keep(s.Doc(i)) {
 			docs = append(docs, i)
 		}
 	}
@@ -371,9 +377,11 @@ func (s *Snapshot) Lookup(id string) (int, bool) {
 // id, as the index last saw them.
 func (s *Snapshot) Shards(id string) []string {
 	var out []string
-	for _, seg := range s.segs {
+	for k, seg := range s.segs {
 		for row := seg.firstRow(id); row < seg.nRows && seg.rowID(row) == id; row++ {
-			out = append(out, seg.fileRel(seg.rowFile(row)))
+			if !s.dead[k][row] {
+				out = append(out, seg.fileRel(seg.rowFile(row)))
+			}
 		}
 	}
 	slices.Sort(out)
@@ -396,4 +404,50 @@ func docOf(v version) Doc {
 		d.Confidence = *r.Confidence
 	}
 	return d
+}
+
+// History returns every version of id the index holds, oldest first; a
+// version that reached the store twice (the same content in two shards)
+// is listed once.
+func (s *Snapshot) History(id string) []*record.Record {
+	var out []*record.Record
+	for k, seg := range s.segs {
+		for row := seg.firstRow(id); row < seg.nRows && seg.rowID(row) == id; row++ {
+			if !s.dead[k][row] {
+				out = append(out, seg.record(row))
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *record.Record) int {
+		switch {
+		case record.Newer(b, a):
+			return -1
+		case record.Newer(a, b):
+			return 1
+		}
+		return 0
+	})
+	return slices.CompactFunc(out, func(a, b *record.Record) bool {
+		if !a.Time.Equal(b.Time) {
+			return false
+		}
+		la, _ := a.MarshalLine()
+		lb, _ := b.MarshalLine()
+		return string(la) == string(lb)
+	})
+}
+
+// Finder is a store.Finder that opens the index to find a record's shards.
+func Finder(ctx context.Context, s *store.Store, o SnapshotOptions) store.Finder {
+	return func(ref string) (string, []string, error) {
+		snap, err := Open(ctx, s, o)
+		if err != nil {
+			return "", nil, err
+		}
+		id, err := snap.Resolve(ref)
+		if err != nil {
+			return "", nil, err
+		}
+		return id, snap.Shards(id), nil
+	}
 }

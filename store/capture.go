@@ -3,6 +3,9 @@ package store
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,36 +47,119 @@ func (e *WrongKindError) Error() string {
 }
 
 // Update appends the next version of the record ref names (an ID or unique
-// prefix of kind k): change edits a copy of the current version. The new
-// version's timestamp is after the current one even if this machine's clock
-// is behind the clone that wrote it, so it always supersedes.
+// prefix of kind k): change edits a copy of the current version. The
+// current version is read under the store's lock, so concurrent updates
+// each build on the one before (none is lost). The new version's timestamp
+// is after the current one even if this machine's clock is behind the
+// clone that wrote it, so it always supersedes.
 func (s *Store) Update(k record.Kind, ref string, change func(r *record.Record) error) (*record.Record, error) {
-	set, err := s.Load(k)
-	if err != nil {
-		return nil, err
-	}
-	id, err := set.Resolve(ref)
-	if err != nil {
-		if _, nf := err.(*NotFoundError); nf {
-			if other, ok := record.KindOfID(strings.ToLower(ref)); ok && other != k {
-				return nil, &WrongKindError{ref, other, k}
-			}
+	var next *record.Record
+	err := s.Transact(func(tx *Tx) error {
+		cur, err := tx.Current(k, ref)
+		if err != nil {
+			return err
 		}
-		return nil, err
+		next = tx.Next(cur)
+		if err := change(next); err != nil {
+			return err
+		}
+		return tx.Append(next)
+	})
+	return next, err
+}
+
+// Finder names the record ref refers to (an ID or unique prefix) and the
+// shards, relative to the store, that hold its versions. The index is one;
+// without a Finder the store reads every shard of the kind.
+type Finder func(ref string) (id string, shards []string, err error)
+
+// Tx is a read-modify-write under the store's lock: what it reads is
+// current until it returns, and everything it appends is written under
+// the same lock.
+type Tx struct{ s *Store }
+
+// Transact runs fn holding the store's lock.
+func (s *Store) Transact(fn func(tx *Tx) error) error {
+	unlock, err := s.Lock()
+	if err != nil {
+		return err
 	}
-	cur := set.Get(id)
-	now := s.Clock()
+	defer unlock()
+	return fn(&Tx{s})
+}
+
+// Append writes r, as Store.Append does, within the transaction.
+func (tx *Tx) Append(r *record.Record) error { return tx.s.appendLocked(r) }
+
+// Next starts the version after cur, stamped now (or just after cur, if
+// this clock is behind).
+func (tx *Tx) Next(cur *record.Record) *record.Record {
+	now := tx.s.Clock()
 	if !now.After(cur.Time) {
 		now = cur.Time.Add(time.Millisecond)
 	}
-	next := cur.Derive(now, s.Origin())
-	if err := change(next); err != nil {
-		return nil, err
+	return cur.Derive(now, tx.s.Origin())
+}
+
+// Current reads the current version of the record of kind k that ref
+// names, from the shards that hold it and the shard this checkout appends
+// to (where any version written since the Finder last looked would be).
+func (tx *Tx) Current(k record.Kind, ref string) (*record.Record, error) {
+	s := tx.s
+	wrongKind := func(err error) error {
+		var nf *NotFoundError
+		if errors.As(err, &nf) {
+			if other, ok := record.KindOfID(strings.ToLower(ref)); ok && other != k {
+				return &WrongKindError{ref, other, k}
+			}
+		}
+		return err
 	}
-	if err := s.Append(next); err != nil {
-		return nil, err
+	if s.Finder == nil {
+		set, err := s.Load(k)
+		if err != nil {
+			return nil, err
+		}
+		id, err := set.Resolve(ref)
+		if err != nil {
+			return nil, wrongKind(err)
+		}
+		return set.Get(id), nil
 	}
-	return next, nil
+	id, shards, err := s.Finder(ref)
+	if err != nil {
+		return nil, wrongKind(err)
+	}
+	if other, _ := record.KindOfID(id); other != k {
+		return nil, &WrongKindError{id, other, k}
+	}
+	if cur := CurrentShard(s, k); cur != "" && !slices.Contains(shards, cur) {
+		shards = append(shards, cur)
+	}
+	var newest *record.Record
+	for _, rel := range shards {
+		abs := filepath.Join(s.Dir, rel)
+		data, err := os.ReadFile(abs)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		recs, _, err := record.ParseShard(s.Rel(abs), data)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			if r.ID == id && (newest == nil || record.Newer(r, newest)) {
+				newest = r
+			}
+		}
+	}
+	if newest == nil {
+		return nil, &NotFoundError{ref}
+	}
+	return newest, nil
 }
 
 // NormalizeTags splits comma-separated tags, trims, lowercases and drops

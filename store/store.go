@@ -31,6 +31,9 @@ type Store struct {
 	origin *record.Origin
 	// Redacted collects what Append scrubbed, for the command to report.
 	Redacted []secrets.Finding
+	// Finder, when set, finds a record's shards for Update (the index);
+	// without it Update reads every shard of the kind.
+	Finder Finder
 }
 
 // Open opens the store at dir and reads its config.
@@ -154,12 +157,22 @@ func (s *Store) Lock() (func(), error) {
 	return func() { _ = unlockFile(f); f.Close() }, nil
 }
 
-// Append scrubs secrets from r and writes it to this writer's shard: under the store
-// lock, in one write, fsynced before it returns. It reads nothing but the
-// shard's last byte, so it costs the same at any store size. If a crash
-// left the shard without a final newline, the record starts on a new line
-// so it is never glued to the fragment.
+// Append scrubs secrets from r and writes it to this writer's shard: under
+// the store lock, in one write, fsynced before it returns. It reads nothing
+// but the shard's last byte, so it costs the same at any store size.
 func (s *Store) Append(r *record.Record) error {
+	unlock, err := s.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return s.appendLocked(r)
+}
+
+// appendLocked is Append for a caller holding the lock. If a crash left the
+// shard without a final newline, the record starts on a new line so it is
+// never glued to the fragment.
+func (s *Store) appendLocked(r *record.Record) error {
 	s.Redacted = append(s.Redacted, secrets.ScrubRecord(r)...)
 	if strings.TrimSpace(r.Text) == "" {
 		return ErrAllPrivate
@@ -177,11 +190,6 @@ func (s *Store) Append(r *record.Record) error {
 	if err != nil {
 		return err
 	}
-	unlock, err := s.Lock()
-	if err != nil {
-		return err
-	}
-	defer unlock()
 	path, err := s.shardPath(r.Kind, record.Origin{Branch: r.Branch, Commit: r.Commit}, r.Time)
 	if err != nil {
 		return err
