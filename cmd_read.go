@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"lore/index"
 	"lore/inject"
 	"lore/record"
 )
@@ -40,9 +39,9 @@ func cmdList(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	recs := snap.Newest(*limit, func(d index.Doc) bool {
-		return (len(kinds) == 0 || slices.Contains(kinds, d.Kind)) &&
-			(*all || d.Status != record.StatusDismissed && d.Status != record.StatusPromoted)
+	recs := snap.Newest(*limit, func(k record.Kind, status string) bool {
+		return (len(kinds) == 0 || slices.Contains(kinds, k)) &&
+			(*all || status != record.StatusDismissed && status != record.StatusPromoted)
 	})
 	if *asJSON {
 		return e.printJSON(recordsJSON(recs))

@@ -39,7 +39,7 @@ func TestScale(t *testing.T) {
 		t.Skip("set LORE_BENCH=scale (or run bench/scale.sh) to time the binary at scale")
 	}
 	sizes := scaleSizes(t)
-	s := &scale{t: t, tmp: t.TempDir(), runs: 7, results: map[int]map[string]*sample{}}
+	s := &scale{t: t, tmp: t.TempDir(), runs: 7, results: map[int]map[string]*sample{}, floor: map[int]time.Duration{}}
 	if v := os.Getenv("LORE_SCALE_RUNS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -61,8 +61,8 @@ func TestScale(t *testing.T) {
 	if err := os.WriteFile(src, []byte("package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s.build(filepath.Join(hello, "hello"), src)
-	s.floor = s.measureFloor(filepath.Join(hello, "hello"))
+	s.hello = filepath.Join(hello, "hello")
+	s.build(s.hello, src)
 
 	// Another clone's records, for the pull, and replacement lines for the
 	// checkout: the same generator with other seeds.
@@ -77,7 +77,7 @@ func TestScale(t *testing.T) {
 	s.fresh = freshLines(t, fresh)
 
 	t.Logf("Whole-process wall time of the built lore binary, median of up to %d runs after a warm-up (fewer for commands over 0.5 s),", s.runs)
-	t.Logf("and its ratio to a hello-world Go process timed in the same run: %s (median of %d runs).", ms(s.floor), floorRuns)
+	t.Logf("and its ratio to the floor: a hello-world Go process timed around each size's measurements (median of %d runs before, %d after).", floorRuns, floorRuns)
 	t.Log("Steady: the index was warmed by one `lore search x`, then the test slept 2.1 s (past the index's 2 s racy-timestamp window).")
 	t.Log("After a capture: an untimed `lore observe` before every run. After a pull or a checkout: the first hook, the second at once")
 	t.Log("(the changed shards are still within the racy window), then after a 2.1 s pause the later ones (a user's next prompts).")
@@ -88,9 +88,8 @@ func TestScale(t *testing.T) {
 		s.size(n)
 	}
 	s.summary(sizes)
-	again := s.measureFloor(filepath.Join(hello, "hello"))
 	t.Log("")
-	t.Logf("Floor re-measured at the end: %s (%s at the start). Total: %s.", ms(again), ms(s.floor), time.Since(begin).Round(time.Second))
+	t.Logf("Total: %s.", secs(time.Since(begin)))
 }
 
 const floorRuns = 21
@@ -105,11 +104,12 @@ type scale struct {
 	t     *testing.T
 	tmp   string
 	bin   string
-	floor time.Duration
-	runs  int                 // timed runs after the warm-up for commands under 0.5 s
-	pull  string              // a 3,000-record store written by another clone
-	fresh map[string][]string // kind directory → record lines of another clone, for the checkout
-	begin time.Time           // of the current size, for progress
+	hello string                // the hello-world binary
+	floor map[int]time.Duration // size → the floor measured around it
+	runs  int                   // timed runs after the warm-up for commands under 0.5 s
+	pull  string                // a 3,000-record store written by another clone
+	fresh map[string][]string   // kind directory → record lines of another clone, for the checkout
+	begin time.Time             // of the current size, for progress
 
 	results map[int]map[string]*sample // size → key → result, for the summaries
 }
@@ -129,6 +129,7 @@ type sample struct {
 // first-run mode).
 type spec struct {
 	stdin  string               // hook JSON; "" for none
+	input  func(i int) string   // hook JSON of run i, instead of stdin
 	args   func(i int) []string // the command of run i
 	before func(i int)          // untimed, before run i
 	exit1  bool                 // exit code 1 is fine (doctor: problems found)
@@ -165,14 +166,15 @@ func (s *scale) build(out, pkg string) {
 	}
 }
 
-func (s *scale) measureFloor(bin string) time.Duration {
-	r := runner{t: s.t, bin: bin, dir: s.tmp}
+// timeFloor times the hello-world process after a warm-up.
+func (s *scale) timeFloor() []time.Duration {
+	r := runner{t: s.t, bin: s.hello, dir: s.tmp}
 	r.run(nil)
 	var ds []time.Duration
 	for range floorRuns {
 		ds = append(ds, r.run(nil))
 	}
-	return median(ds)
+	return ds
 }
 
 func (s *scale) progress(format string, args ...any) {
@@ -185,6 +187,7 @@ func (s *scale) size(n int) {
 	t := s.t
 	s.begin = time.Now()
 	s.results[n] = map[string]*sample{}
+	floor := s.timeFloor()
 	root := filepath.Join(s.tmp, fmt.Sprint(n))
 	pristine := filepath.Join(root, "pristine")
 	work := filepath.Join(root, "work")
@@ -210,7 +213,10 @@ func (s *scale) size(n int) {
 		commitNote = "committed in " + secs(time.Since(start))
 	} else if errors.Is(err, context.DeadlineExceeded) {
 		commitNote = "NOT committed: git add took over 5 minutes, so `lore status` ran with no HEAD"
-		gitRun(t, pristine, 0, "rm", "-q", "-r", "--cached", ".")
+		if err := os.RemoveAll(filepath.Join(pristine, ".git")); err != nil {
+			t.Fatal(err)
+		}
+		gitRun(t, pristine, 0, "init", "-q")
 	} else {
 		t.Fatal(err)
 	}
@@ -233,7 +239,10 @@ func (s *scale) size(n int) {
 		return string(b)
 	}
 	promptHook := hook(map[string]string{"hook_event_name": "UserPromptSubmit", "prompt": prompt})
-	injectingHook := hook(map[string]string{"hook_event_name": "UserPromptSubmit", "prompt": injectingPrompt})
+	// A new session for every run: a session is not shown the same records twice.
+	injectingHook := func(i int) string {
+		return hook(map[string]string{"session_id": fmt.Sprintf("bench-%d", i), "hook_event_name": "UserPromptSubmit", "prompt": injectingPrompt})
+	}
 	startHook := hook(map[string]string{"hook_event_name": "SessionStart", "source": "startup"})
 	pick := func(ids []string) func(int) string {
 		return func(i int) string { return ids[i%len(ids)] }
@@ -253,7 +262,7 @@ func (s *scale) size(n int) {
 	// 1. Steady.
 	s.reset(pristine, work)
 	s.row(n, stSteady, "prompt hook", s.series(work, spec{stdin: promptHook, args: fixed("inject", "--stdin")}))
-	s.row(n, stSteady, "prompt hook, a prompt that injects", s.series(work, spec{stdin: injectingHook, args: fixed("inject", "--stdin")}))
+	s.row(n, stSteady, "prompt hook, a prompt that injects", s.series(work, spec{input: injectingHook, args: fixed("inject", "--stdin")}))
 	s.row(n, stSteady, "session-start hook", s.series(work, spec{stdin: startHook, args: fixed("inject", "--stdin")}))
 	for _, c := range reads {
 		s.row(n, stSteady, c.what, s.series(work, spec{args: fixed(c.args...)}))
@@ -307,14 +316,15 @@ func (s *scale) size(n int) {
 			s.row(n, c.state, "later "+h.what+"s, from 2.1 s on", later)
 		}
 	}
+	s.floor[n] = median(append(floor, s.timeFloor()...))
 	total := time.Since(s.begin)
 
-	t.Logf("### %s records", commas(n))
+	t.Logf("### %s records (floor %s)", commas(n), ms(s.floor[n]))
 	t.Log("")
 	t.Log("| state | command | median (× floor) | peak RSS | output | runs |")
 	t.Log("|---|---|---:|---:|---:|---:|")
 	for _, r := range s.ordered(n) {
-		t.Logf("| %s | %s | %s | %s | %s | %d |", r.state, r.what, s.cell(r), mb(r.kb), size(r.out), r.runs)
+		t.Logf("| %s | %s | %s | %s | %s | %d |", r.state, r.what, s.cell(n, r), mb(r.kb), size(r.out), r.runs)
 	}
 	t.Log("")
 	t.Logf("%s records in %d shards: generated in %s, %s; %s; measured in %s.",
@@ -347,7 +357,10 @@ func (s *scale) once(dir string, sp spec, i int) (time.Duration, int64, int) {
 	}
 	r := runner{t: s.t, bin: s.bin, dir: dir}
 	var in *string
-	if sp.stdin != "" {
+	if sp.input != nil {
+		hook := sp.input(i)
+		in = &hook
+	} else if sp.stdin != "" {
 		in = &sp.stdin
 	}
 	args := sp.args(i)
@@ -746,12 +759,12 @@ func (s *scale) summary(sizes []int) {
 			{stCapture, "status", "status"},
 		}, false},
 	}
-	t.Logf("### Summary (floor: a hello-world Go process, %s)", ms(s.floor))
+	t.Log("### Summary")
 	for _, tb := range tables {
 		t.Log("")
 		t.Logf("%s:", tb.title)
 		t.Log("")
-		head, rule := "| records |", "|---:|"
+		head, rule := "| records | floor |", "|---:|---:|"
 		for _, c := range tb.cols {
 			head += " " + c.head + " |"
 			rule += "---:|"
@@ -763,9 +776,9 @@ func (s *scale) summary(sizes []int) {
 		t.Log(head)
 		t.Log(rule)
 		for _, n := range sizes {
-			line := "| " + commas(n) + " |"
+			line := "| " + commas(n) + " | " + ms(s.floor[n]) + " |"
 			for _, c := range tb.cols {
-				line += " " + s.cell(s.results[n][key(c.state, c.what)]) + " |"
+				line += " " + s.cell(n, s.results[n][key(c.state, c.what)]) + " |"
 			}
 			if tb.rss {
 				line += " " + mb(s.results[n][key(stSteady, "prompt hook")].kb) + " |"
@@ -791,11 +804,11 @@ func (s *scale) summary(sizes []int) {
 	}
 }
 
-func (s *scale) cell(r *sample) string {
+func (s *scale) cell(n int, r *sample) string {
 	if r == nil {
 		return "–"
 	}
-	ratio := r.med.Seconds() / s.floor.Seconds()
+	ratio := r.med.Seconds() / s.floor[n].Seconds()
 	f := "%.1f"
 	if ratio >= 100 {
 		f = "%.0f"

@@ -222,7 +222,7 @@ func (sc *scan) walkDir(k record.Kind, rel string) error {
 		if err != nil {
 			return err
 		}
-		present := map[string]bool{}
+		known := sc.knownIn(rel)
 		for _, e := range entries {
 			name := e.Name()
 			switch {
@@ -234,14 +234,16 @@ func (sc *scan) walkDir(k record.Kind, rel string) error {
 				if err != nil {
 					continue // removed since the listing
 				}
-				present[frel] = true
-				sc.check(frel, rel, info)
+				kf, ok := known[frel]
+				delete(known, frel)
+				sc.seen[frel] = true
+				if !ok || !kf.holds(info) {
+					sc.queue(frel, rel, info)
+				}
 			}
 		}
-		for _, frel := range sc.knownUnder(rel, false) {
-			if !present[frel] {
-				sc.gone[frel] = true
-			}
+		for frel := range known {
+			sc.gone[frel] = true
 		}
 		if prev != nil {
 			for _, sub := range prev.subdirs {
@@ -266,15 +268,49 @@ func (sc *scan) removeUnder(dir string) {
 	}
 }
 
+// knownFile is a shard as the index last described it.
+type knownFile struct {
+	fileEntry
+	written int64 // when the describing segment was written
+}
+
+// holds says whether the index holds the shard as fi shows it: same size,
+// mtime and inode, and not modified so close to the index's writing that
+// a change could hide in the same timestamp.
+func (kf knownFile) holds(fi fs.FileInfo) bool {
+	mtime := fi.ModTime().UnixNano()
+	return !kf.gone && kf.size == fi.Size() && kf.mtime == mtime && kf.ino == inode(fi) && mtime < kf.written-racyWindow
+}
+
+// knownIn is the index's newest description of each shard directly in
+// dir that it does not hold as removed.
+func (sc *scan) knownIn(dir string) map[string]knownFile {
+	known := map[string]knownFile{}
+	for _, seg := range sc.segs { // oldest first: newer descriptions replace older
+		for _, fi := range seg.filesUnder(dir, false) {
+			e, _ := seg.fileStat(fi)
+			known[e.rel] = knownFile{e, seg.written}
+		}
+	}
+	for rel, kf := range known {
+		if kf.gone {
+			delete(known, rel)
+		}
+	}
+	return known
+}
+
 // check queues shard rel for parsing unless the index holds it as it is.
 func (sc *scan) check(rel, dir string, fi fs.FileInfo) {
 	sc.seen[rel] = true
-	size, mtime, ino := fi.Size(), fi.ModTime().UnixNano(), inode(fi)
-	if e, written, ok := sc.lookup(rel); ok && !e.gone && e.size == size && e.mtime == mtime && e.ino == ino &&
-		mtime < written-racyWindow {
+	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(fi) {
 		return
 	}
-	sc.jobs = append(sc.jobs, parseJob{rel, dir, size, mtime, ino})
+	sc.queue(rel, dir, fi)
+}
+
+func (sc *scan) queue(rel, dir string, fi fs.FileInfo) {
+	sc.jobs = append(sc.jobs, parseJob{rel, dir, fi.Size(), fi.ModTime().UnixNano(), inode(fi)})
 }
 
 // parseAll parses the queued shards on every core, until ctx is done.

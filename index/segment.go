@@ -171,8 +171,9 @@ func (s *segment) kindStatus(i int) (record.Kind, string) {
 // doc reads row i's summary.
 func (s *segment) doc(i int) Doc {
 	r := s.row(i)
+	kind, status := s.kindStatus(i)
 	return Doc{
-		ID: s.str(u32(r, 0)), Kind: record.Kind(s.str(u32(r, 1))), Status: s.str(u32(r, 2)),
+		ID: s.str(u32(r, 0)), Kind: kind, Status: status,
 		ErrorType: s.str(u32(r, 3)), Tool: s.str(u32(r, 4)),
 		NTitle: int(binary.LittleEndian.Uint16(r[28:])), NBody: int(binary.LittleEndian.Uint16(r[30:])),
 		Time: int64(binary.LittleEndian.Uint64(r[32:])), Created: int64(binary.LittleEndian.Uint64(r[40:])),
@@ -283,13 +284,18 @@ func (s *segment) fileRel(i int) string {
 	return d.str()
 }
 
-func (s *segment) file(i int) fileEntry {
+// fileStat is file i's entry without its rows and warnings.
+func (s *segment) fileStat(i int) (fileEntry, *decoder) {
 	a := u32(s.fileIdx, i)
 	if a >= len(s.fileData) {
-		return fileEntry{}
+		return fileEntry{}, &decoder{err: errCorrupt}
 	}
 	d := &decoder{b: bytesString(s.fileData[a:])}
-	f := fileEntry{rel: d.str(), size: d.int(), mtime: d.int(), ino: d.uint(), gone: d.uint() == 1}
+	return fileEntry{rel: d.str(), size: d.int(), mtime: d.int(), ino: d.uint(), gone: d.uint() == 1}, d
+}
+
+func (s *segment) file(i int) fileEntry {
+	f, d := s.fileStat(i)
 	row := 0
 	for n := d.count(); n > 0 && d.err == nil; n-- {
 		row += int(d.uint())

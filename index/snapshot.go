@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"lore/internal/topk"
 	"lore/record"
 	"lore/store"
 )
@@ -258,31 +260,32 @@ func sortNewestFirst(recs []*record.Record) {
 	})
 }
 
-// Newest returns the current records keep accepts, newest first, at most
-// limit of them (all if limit <= 0); only those are decoded.
-func (s *Snapshot) Newest(limit int, keep func(Doc) bool) []*record.Record {
-	var docs []int
-	for i := range s.Len() {
-		if s.Current(i) && keep(s.Doc(i)) {
-			docs = append(docs, i)
-		}
+// Newest returns the current records keep accepts (by kind and status),
+// newest first, at most limit of them (all if limit <= 0); only those are
+// decoded.
+func (s *Snapshot) Newest(limit int, keep func(record.Kind, string) bool) []*record.Record {
+	type entry struct {
+		created int64
+		id      string
+		doc     int
 	}
-	created := func(i int) int64 { seg, row := s.locate(i); return s.segs[seg].rowCreated(row) }
-	slices.SortFunc(docs, func(a, b int) int {
-		if ca, cb := created(a), created(b); ca != cb {
-			if ca > cb {
-				return -1
-			}
-			return 1
+	top := topk.New(limit, func(a, b entry) int {
+		if a.created != b.created {
+			return cmp.Compare(b.created, a.created)
 		}
-		return strings.Compare(s.Doc(a).ID, s.Doc(b).ID)
+		return strings.Compare(a.id, b.id)
 	})
-	if limit > 0 && len(docs) > limit {
-		docs = docs[:limit]
+	for k, seg := range s.segs {
+		for row := range seg.nRows {
+			if s.current(k, row) && keep(seg.kindStatus(row)) {
+				top.Offer(entry{seg.rowCreated(row), seg.rowID(row), s.first[k] + row})
+			}
+		}
 	}
-	out := make([]*record.Record, len(docs))
-	for k, d := range docs {
-		out[k] = s.Record(d)
+	es := top.Items()
+	out := make([]*record.Record, len(es))
+	for k, e := range es {
+		out[k] = s.Record(e.doc)
 	}
 	return out
 }

@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
 	"lore/failures"
 	"lore/index"
+	"lore/internal/topk"
 	"lore/patterns"
 	"lore/record"
 	"lore/transfer"
@@ -42,7 +42,15 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, repoDir string) *Res
 	n := snap.Len()
 	docs := make([]index.Doc, n)
 	handoff := -1
-	var decisions, pats []int
+	// The newest decisions; the patterns by confidence, then newest.
+	newest := func(a, b int) int { return cmp.Compare(docs[b].Created, docs[a].Created) }
+	decisions := topk.New(resumeDecisions, newest)
+	pats := topk.New(resumePatterns, func(a, b int) int {
+		if c := cmp.Compare(confidence(docs[b]), confidence(docs[a])); c != 0 {
+			return c
+		}
+		return newest(a, b)
+	})
 	for i := range n {
 		if !snap.Current(i) {
 			continue // an older version: its Doc stays empty
@@ -58,28 +66,20 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, repoDir string) *Res
 				handoff = i
 			}
 		case record.Decision:
-			decisions = append(decisions, i)
+			decisions.Offer(i)
 		case record.Pattern:
-			pats = append(pats, i)
+			pats.Offer(i)
 		case record.Observation:
 			v.Inbox++
 		}
 	}
-	newest := func(a, b int) int { return cmp.Compare(docs[b].Created, docs[a].Created) }
-	slices.SortFunc(decisions, newest)
-	slices.SortFunc(pats, func(a, b int) int {
-		if c := cmp.Compare(confidence(docs[b]), confidence(docs[a])); c != 0 {
-			return c
-		}
-		return newest(a, b)
-	})
 	if handoff >= 0 {
 		v.Handoff = snap.Record(handoff)
 	}
-	for _, i := range decisions[:min(len(decisions), resumeDecisions)] {
+	for _, i := range decisions.Items() {
 		v.Decisions = append(v.Decisions, snap.Record(i))
 	}
-	for _, i := range pats[:min(len(pats), resumePatterns)] {
+	for _, i := range pats.Items() {
 		v.Patterns = append(v.Patterns, snap.Record(i))
 	}
 	v.Failures = failures.Triggers(docs, recurringMin, func(i int) string { return snap.Record(i).Text })
