@@ -299,7 +299,7 @@ func (e *env) load(kinds ...record.Kind) (*store.Store, *store.Set, error) {
 }
 
 // snapshot opens the store and reads the current records through the
-// cache, checking every shard, and reports warnings.
+// index, and reports warnings.
 func (e *env) snapshot(ctx context.Context) (*store.Store, *index.Snapshot, error) {
 	s, err := e.openStore()
 	if err != nil {

@@ -1,21 +1,20 @@
 package main
 
 import (
-	"context"
+	"fmt"
 	"os"
 	"runtime/pprof"
+	"time"
 
-	"lore/index"
-	"lore/inject"
 	"lore/store"
 )
 
 func main() {
 	s, _ := store.Open(os.Args[1])
-	f, _ := os.Create("/tmp/open.prof")
+	f, _ := os.Create("/tmp/doc.prof")
 	pprof.StartCPUProfile(f)
-	for range 100 {
-		index.Open(context.Background(), s, index.SnapshotOptions{Tokenizer: inject.Tokenizer()})
-	}
+	t := time.Now()
+	p, err := s.Doctor(false)
+	fmt.Println(time.Since(t), len(p), err)
 	pprof.StopCPUProfile()
 }

@@ -128,7 +128,7 @@ func (d *decoder) strs() []string {
 	return out
 }
 
-// A record in the cache: every field, unknown ones as JSON.
+// A record in the index: every field, unknown ones as JSON.
 func encodeRecord(e *encoder, r *record.Record) {
 	e.uint(uint64(r.V))
 	e.str(r.ID)

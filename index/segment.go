@@ -412,7 +412,12 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) []byte 
 		return off
 	}
 	fileRows := make([][]int, len(files))
-	var rowData, flags, blobs, meta encoder
+	// Sized up front: growing tens of megabytes by doubling costs more
+	// than the encoding itself.
+	rowData := encoder{make([]byte, 0, rowSize*len(rows))}
+	flags := encoder{make([]byte, 0, len(rows))}
+	meta := encoder{make([]byte, 0, metaSize*len(rows))}
+	blobs := encoder{make([]byte, 0, 512*len(rows))}
 	var codes []string
 	codeOf := func(v string) byte {
 		if i := slices.Index(codes, v); i >= 0 {
@@ -495,7 +500,11 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) []byte 
 	var codeTab encoder
 	codeTab.strs(codes)
 	sections := [][]byte{fileOffs.b, fileData.b, rowData.b, flags.b, strs.b, termOffs.b, termData.b, postOffs.b, postData.b, blobs.b, meta.b, codeTab.b}
-	var out encoder
+	size := len(segMagic) + 8*(hSections+nSections) + 4 + len(tokVersion)
+	for _, sec := range sections {
+		size += len(sec)
+	}
+	out := encoder{make([]byte, 0, size)}
 	out.b = append(out.b, segMagic...)
 	for _, v := range []int{int(written), len(files), len(rows), len(vocab), sumTitle, sumBody, newest} {
 		out.u64(uint64(v))

@@ -47,10 +47,10 @@ type Index struct {
 }
 
 // TokenizerVersion names how Terms splits records; change it whenever
-// Terms or Keywords change, so cached terms are rebuilt.
+// Terms or Keywords change, so indexed terms are rebuilt.
 const TokenizerVersion = "kw2"
 
-// Tokenizer is the record tokenizer the store's cache keeps terms for.
+// Tokenizer is the record tokenizer the index keeps terms for.
 func Tokenizer() index.Tokenizer { return index.Tokenizer{Version: TokenizerVersion, Terms: Terms} }
 
 // Terms are a record's search terms: the headline's (text, tags, error

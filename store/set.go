@@ -20,11 +20,10 @@ type Set struct {
 	Ties [][2]*record.Record
 }
 
-// Load reads the given kinds (all if none). Malformed lines become
-// warnings; a record written by a newer format stops the read.
-// Commands that need every version (show, the lifecycle verbs) use it; the
-// prompt hook and the views of current records go through the cache
-// (Snapshot).
+// Load reads every shard of the given kinds (all if none). Malformed lines
+// become warnings; a record written by a newer format stops the read.
+// Commands read through the index instead; Load is for what must see every
+// shard itself (purge) and for stores without an index (tests, tools).
 func (s *Store) Load(kinds ...record.Kind) (*Set, error) {
 	files, err := s.Files(kinds...)
 	if err != nil {
