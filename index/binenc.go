@@ -23,6 +23,13 @@ func (e *encoder) bytes(p []byte) { e.uint(uint64(len(p))); e.b = append(e.b, p.
 func (e *encoder) float(f float64) {
 	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(f))
 }
+func (e *encoder) bool(v bool) {
+	if v {
+		e.uint(1)
+	} else {
+		e.uint(0)
+	}
+}
 func (e *encoder) u16(v int)    { e.b = binary.LittleEndian.AppendUint16(e.b, uint16(v)) }
 func (e *encoder) u32(v int)    { e.b = binary.LittleEndian.AppendUint32(e.b, uint32(v)) }
 func (e *encoder) u64(v uint64) { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
@@ -183,4 +190,16 @@ func decodeRecord(d *decoder) *record.Record {
 		_ = json.Unmarshal([]byte(extra), &r.Extra)
 	}
 	return r
+}
+
+// A warning: where, what kind, what.
+func (e *encoder) warning(w record.Warning) {
+	e.str(w.Pos.File)
+	e.uint(uint64(w.Pos.Line))
+	e.uint(uint64(w.Kind))
+	e.str(w.Msg)
+}
+
+func (d *decoder) warning() record.Warning {
+	return record.Warning{Pos: record.Pos{File: d.str(), Line: int(d.uint())}, Kind: record.WarningKind(d.uint()), Msg: d.str()}
 }

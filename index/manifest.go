@@ -60,8 +60,7 @@ func readManifest(s *store.Store, tokVersion string) *manifest {
 	for n := d.count(); n > 0 && d.err == nil; n-- {
 		rel := d.str()
 		for k := d.count(); k > 0 && d.err == nil; k-- {
-			m.warns[rel] = append(m.warns[rel], record.Warning{Pos: record.Pos{File: d.str(), Line: int(d.uint())},
-				Kind: record.WarningKind(d.uint()), Msg: d.str()})
+			m.warns[rel] = append(m.warns[rel], d.warning())
 		}
 	}
 	if d.err != nil || len(d.b) != 0 {
@@ -87,11 +86,7 @@ func (m *manifest) encode(tokVersion string) []byte {
 		e.str(rel)
 		e.int(de.mtime)
 		e.strs(de.subdirs)
-		complete := uint64(0)
-		if de.complete {
-			complete = 1
-		}
-		e.uint(complete)
+		e.bool(de.complete)
 	}
 	rels = rels[:0]
 	for rel := range m.warns {
@@ -103,10 +98,7 @@ func (m *manifest) encode(tokVersion string) []byte {
 		e.str(rel)
 		e.uint(uint64(len(m.warns[rel])))
 		for _, w := range m.warns[rel] {
-			e.str(w.Pos.File)
-			e.uint(uint64(w.Pos.Line))
-			e.uint(uint64(w.Kind))
-			e.str(w.Msg)
+			e.warning(w)
 		}
 	}
 	return e.b

@@ -302,8 +302,7 @@ func (s *segment) file(i int) fileEntry {
 		f.rows = append(f.rows, row)
 	}
 	for n := d.count(); n > 0 && d.err == nil; n-- {
-		f.warns = append(f.warns, record.Warning{Pos: record.Pos{File: d.str(), Line: int(d.uint())},
-			Kind: record.WarningKind(d.uint()), Msg: d.str()})
+		f.warns = append(f.warns, d.warning())
 	}
 	return f
 }
@@ -476,11 +475,7 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) []byte 
 		fileData.int(f.size)
 		fileData.int(f.mtime)
 		fileData.uint(f.ino)
-		gone := uint64(0)
-		if f.gone {
-			gone = 1
-		}
-		fileData.uint(gone)
+		fileData.bool(f.gone)
 		fileData.uint(uint64(len(fileRows[fi])))
 		prev := 0
 		for _, r := range fileRows[fi] {
@@ -489,10 +484,7 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) []byte 
 		}
 		fileData.uint(uint64(len(f.warns)))
 		for _, w := range f.warns {
-			fileData.str(w.Pos.File)
-			fileData.uint(uint64(w.Pos.Line))
-			fileData.uint(uint64(w.Kind))
-			fileData.str(w.Msg)
+			fileData.warning(w)
 		}
 	}
 	fileOffs.u32(len(fileData.b))

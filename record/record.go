@@ -171,6 +171,15 @@ func marshalNoEscape(v any) ([]byte, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
+// Marshal encodes r as its kind is stored: a [[pattern]] table for a
+// pattern, a JSON line for the rest.
+func (r *Record) Marshal() ([]byte, error) {
+	if r.Kind == Pattern {
+		return r.MarshalTable()
+	}
+	return r.MarshalLine()
+}
+
 // UnmarshalLine decodes one JSONL line and checks the envelope.
 func UnmarshalLine(line []byte) (*Record, error) {
 	type plain Record

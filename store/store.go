@@ -180,13 +180,7 @@ func (s *Store) appendLocked(r *record.Record) error {
 	if err := r.Validate(); err != nil {
 		return err
 	}
-	var data []byte
-	var err error
-	if r.Kind == record.Pattern {
-		data, err = r.MarshalTable()
-	} else {
-		data, err = r.MarshalLine()
-	}
+	data, err := r.Marshal()
 	if err != nil {
 		return err
 	}

@@ -60,13 +60,7 @@ func Generate(dir string, n, perShard int, seed uint64) error {
 			}
 		}
 		path := filepath.Join(dir, r.Kind.Dir(), ts.Format("2006-01"), fmt.Sprintf("main-%07x-bench%d%s", shard, shard%7, r.Kind.Ext()))
-		var line []byte
-		var err error
-		if r.Kind == record.Pattern {
-			line, err = r.MarshalTable()
-		} else {
-			line, err = r.MarshalLine()
-		}
+		line, err := r.Marshal()
 		if err != nil {
 			return err
 		}
