@@ -4,7 +4,8 @@
 # after a pull of 3,000 records, after a checkout rewriting 600 shards), as
 # ratios to a hello-world Go process timed in the same run. Prints Markdown
 # tables (the README's) on stdout and progress on stderr. The four sizes
-# take up to about 25 minutes on 2 cores; pick sizes with
+# took 8 minutes on 2 cores (5 of them at 300k; allow up to 25 if commands
+# are slow); pick sizes with
 #   LORE_SCALE_SIZES=1000,10000 bench/scale.sh
 set -euo pipefail
 cd "$(dirname "$0")"

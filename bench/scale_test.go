@@ -63,6 +63,7 @@ func TestScale(t *testing.T) {
 	}
 	s.hello = filepath.Join(hello, "hello")
 	s.build(s.hello, src)
+	s.launcher = buildLauncher(t, hello)
 
 	// Another clone's records, for the pull, and replacement lines for the
 	// checkout: the same generator with other seeds.
@@ -78,11 +79,12 @@ func TestScale(t *testing.T) {
 
 	t.Logf("Whole-process wall time of the built lore binary, median of up to %d runs after a warm-up (fewer for commands over 0.5 s),", s.runs)
 	t.Logf("and its ratio to the floor: a hello-world Go process timed around each size's measurements (median of %d runs before, %d after).", floorRuns, floorRuns)
-	t.Log("Steady: the index was warmed by one `lore search x`, then the test slept 2.1 s (past the index's 2 s racy-timestamp window).")
+	t.Log("Steady: the index was built by one `lore search x`, then the test slept 2.1 s (past the index's 2 s racy-timestamp window).")
 	t.Log("After a capture: an untimed `lore observe` before every run. After a pull or a checkout: the first hook, the second at once")
 	t.Log("(the changed shards are still within the racy window), then after a 2.1 s pause the later ones (a user's next prompts).")
-	t.Log("Each state starts from a fresh copy of the committed store with a warm index. Output: what the last run printed")
-	t.Log("(a hook prints nothing when nothing is relevant). Peak RSS: the largest over the timed runs.")
+	t.Log("Each state starts from a fresh copy of the committed store and a new index. Output: what the last run printed")
+	t.Log("(a hook prints nothing when nothing is relevant). Peak RSS: the largest over the timed runs, of the lore process alone")
+	t.Log("(each command is started, timed and measured by a small launcher process, not by the test process).")
 	t.Log("")
 	for _, n := range sizes {
 		s.size(n)
@@ -101,15 +103,16 @@ const injectingPrompt = "the deploy leaks memory with Terraform on ARM runners"
 
 // scale is one TestScale run.
 type scale struct {
-	t     *testing.T
-	tmp   string
-	bin   string
-	hello string                // the hello-world binary
-	floor map[int]time.Duration // size → the floor measured around it
-	runs  int                   // timed runs after the warm-up for commands under 0.5 s
-	pull  string                // a 3,000-record store written by another clone
-	fresh map[string][]string   // kind directory → record lines of another clone, for the checkout
-	begin time.Time             // of the current size, for progress
+	t        *testing.T
+	tmp      string
+	bin      string
+	hello    string                // the hello-world binary
+	launcher string                // starts, times and measures every command (buildLauncher)
+	floor    map[int]time.Duration // size → the floor measured around it
+	runs     int                   // timed runs after the warm-up for commands under 0.5 s
+	pull     string                // a 3,000-record store written by another clone
+	fresh    map[string][]string   // kind directory → record lines of another clone, for the checkout
+	begin    time.Time             // of the current size, for progress
 
 	results map[int]map[string]*sample // size → key → result, for the summaries
 }
@@ -168,7 +171,7 @@ func (s *scale) build(out, pkg string) {
 
 // timeFloor times the hello-world process after a warm-up.
 func (s *scale) timeFloor() []time.Duration {
-	r := runner{t: s.t, bin: s.hello, dir: s.tmp}
+	r := runner{t: s.t, bin: s.hello, dir: s.tmp, launcher: s.launcher}
 	r.run(nil)
 	var ds []time.Duration
 	for range floorRuns {
@@ -221,8 +224,6 @@ func (s *scale) size(n int) {
 		t.Fatal(err)
 	}
 	s.progress("%d records: %s", n, commitNote)
-	// The index lives in the pristine copy too, so each state starts warm.
-	(&runner{t: t, bin: s.bin, dir: pristine}).run(nil, "search", "x")
 	decs := recordIDs(t, pristine, record.Decision, 2*(s.runs+1))
 	pats := recordIDs(t, pristine, record.Pattern, s.runs+1)
 	obs := recordIDs(t, pristine, record.Observation, s.runs+1)
@@ -327,13 +328,13 @@ func (s *scale) size(n int) {
 		t.Logf("| %s | %s | %s | %s | %s | %d |", r.state, r.what, s.cell(n, r), mb(r.kb), size(r.out), r.runs)
 	}
 	t.Log("")
-	t.Logf("%s records in %d shards: generated in %s, %s; %s; measured in %s.",
+	t.Logf("%s records in %d shards: generated in %s, %s; %s; %s in all for this size.",
 		commas(n), shards, secs(genTime), commitNote, strings.Join(notes, "; "), secs(total))
 	t.Log("")
 }
 
-// reset replaces work with a copy of the pristine store, lets git and the
-// index catch up with the copy (untimed), and waits out the racy window.
+// reset replaces work with a copy of the pristine store, builds its index
+// and refreshes git's (untimed), and waits out the racy window.
 func (s *scale) reset(pristine, work string) {
 	t := s.t
 	if err := os.RemoveAll(work); err != nil {
@@ -342,11 +343,24 @@ func (s *scale) reset(pristine, work string) {
 	if out, err := exec.Command("cp", "-a", pristine, work).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
-	// A copy has new inodes and ctimes: refresh git's index as the first
-	// git status in a fresh clone would, so status is timed on a clean one.
+	// A copy has new inodes and ctimes. Git's index is refreshed, as the
+	// first git status would, so status is timed on a clean one; lore's is
+	// built from nothing, as after a clone (the pristine store never had one:
+	// an index carried over to new inodes is not one a user would have).
 	_ = gitTry(work, 0, "update-index", "-q", "--refresh")
+	removeIndex(t, work)
 	(&runner{t: t, bin: s.bin, dir: work}).run(nil, "search", "x")
 	time.Sleep(2100 * time.Millisecond)
+}
+
+// removeIndex deletes lore's derived index (.lore/.local/index, or the
+// older .lore/.local/cache).
+func removeIndex(t *testing.T, root string) {
+	for _, name := range []string{"cache", "index"} {
+		if err := os.RemoveAll(filepath.Join(root, ".lore", ".local", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // once runs one command of the spec and returns its wall time, peak RSS
@@ -355,7 +369,7 @@ func (s *scale) once(dir string, sp spec, i int) (time.Duration, int64, int) {
 	if sp.before != nil {
 		sp.before(i)
 	}
-	r := runner{t: s.t, bin: s.bin, dir: dir}
+	r := runner{t: s.t, bin: s.bin, dir: dir, launcher: s.launcher}
 	var in *string
 	if sp.input != nil {
 		hook := sp.input(i)
@@ -434,18 +448,11 @@ func (r *sample) add(d time.Duration, kb int64, out int) {
 // index removed (three runs up to 10k records, one above).
 func (s *scale) cold(dir string, n int) *sample {
 	s.progress("cold index build")
-	local := filepath.Join(dir, ".lore", ".local")
 	runs := 3
 	if n > 10000 {
 		runs = 1
 	}
-	return s.timed(dir, spec{args: fixed("search", "x"), before: func(int) {
-		for _, name := range []string{"cache", "index"} {
-			if err := os.RemoveAll(filepath.Join(local, name)); err != nil {
-				s.t.Fatal(err)
-			}
-		}
-	}}, 0, runs)
+	return s.timed(dir, spec{args: fixed("search", "x"), before: func(int) { removeIndex(s.t, dir) }}, 0, runs)
 }
 
 // pullInto brings the other clone's shards into the store under new file
@@ -484,7 +491,7 @@ func (s *scale) pullInto(work string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprintf("the pull added %d records in %d new shards, one month later than generated (%d new month directories)", recs, files, newDirs)
+	return fmt.Sprintf("the pull added %s records in %d new shards, one month later than generated (%d new month directories)", commas(recs), files, newDirs)
 }
 
 // checkoutInto rewrites up to n JSONL shards, spread over the store, as a
