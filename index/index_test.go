@@ -277,8 +277,14 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 	}
 	data, _ := os.ReadFile(segs[0])
 	for _, cut := range []int{3, len(data) / 2, len(data) - 1} {
-		os.WriteFile(segs[0], data[:cut], 0o644)
+		segs, _ := filepath.Glob(filepath.Join(indexDir(s), "*.seg"))
+		for _, seg := range segs {
+			os.WriteFile(seg, data[:cut], 0o644)
+		}
 		mustMatch(t, s, open(t, s, true), fmt.Sprintf("segment cut at %d", cut))
+		if snap := open(t, s, true); snap.parsed != 0 {
+			t.Fatalf("segment cut at %d: the rebuilt index was not kept (%d shards parsed again)", cut, snap.parsed)
+		}
 	}
 	other := slices.Clone(data)
 	copy(other, "LORESEG0") // another version of the format
@@ -287,6 +293,9 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 		os.WriteFile(seg, other, 0o644)
 	}
 	mustMatch(t, s, open(t, s, true), "segment of another version")
+	if snap := open(t, s, true); snap.parsed != 0 {
+		t.Fatal("the index rebuilt over a segment of another version was not kept")
+	}
 	os.WriteFile(manifestPath(s), []byte("LOREIDX2garbage"), 0o644)
 	mustMatch(t, s, open(t, s, true), "garbage manifest")
 	os.Remove(manifestPath(s))
@@ -432,5 +441,23 @@ func TestResolveAndShards(t *testing.T) {
 	}
 	if sh := snap.Shards(a.ID); len(sh) != 1 || !strings.HasPrefix(sh[0], "journal/") {
 		t.Fatalf("Shards: %v", sh)
+	}
+}
+
+// A shard changed in place within the same timestamp tick, keeping its
+// size: stat cannot tell, the checksum of a recently modified shard can.
+func TestRacyInPlaceChangeIsSeen(t *testing.T) {
+	s := newTestStore(t)
+	capture(t, s, record.Decision, "alpha decision")
+	files, _ := s.Files(record.Decision)
+	fi, _ := os.Stat(files[0])
+	mustMatch(t, s, open(t, s, true), "first")
+	data, _ := os.ReadFile(files[0])
+	os.WriteFile(files[0], []byte(strings.Replace(string(data), "alpha", "gamma", 1)), 0o644)
+	os.Chtimes(files[0], fi.ModTime(), fi.ModTime())
+	snap := open(t, s, true)
+	mustMatch(t, s, snap, "after the racy change")
+	if got := state(snap); !strings.Contains(got[0], "gamma") {
+		t.Fatalf("served %v", got)
 	}
 }

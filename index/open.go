@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"hash/crc32"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -103,6 +104,7 @@ type scan struct {
 	tok        Tokenizer
 	start      int64
 	old        *manifest  // nil: no usable index
+	read       *manifest  // the manifest as read, usable or not: publish replaces only it
 	segs       []*segment // old's segments, oldest first
 	dirs       map[string]*dirEntry
 	dirsMoved  bool            // a directory's entry differs from old's
@@ -122,8 +124,9 @@ type parseJob struct {
 }
 
 func newScan(ctx context.Context, s *store.Store, tok Tokenizer) *scan {
+	m := readManifest(s, tok.Version)
 	return &scan{ctx: ctx, store: s, tok: tok, start: time.Now().UnixNano(),
-		old: readManifest(s, tok.Version), dirs: map[string]*dirEntry{}, seen: map[string]bool{},
+		old: m, read: m, dirs: map[string]*dirEntry{}, seen: map[string]bool{},
 		gone: map[string]bool{}, incomplete: map[string]bool{}}
 }
 
@@ -237,7 +240,7 @@ func (sc *scan) walkDir(k record.Kind, rel string) error {
 				kf, ok := known[frel]
 				delete(known, frel)
 				sc.seen[frel] = true
-				if !ok || !kf.holds(info) {
+				if !ok || !kf.holds(filepath.Join(sc.store.Dir, frel), info) {
 					sc.queue(frel, rel, info)
 				}
 			}
@@ -274,13 +277,25 @@ type knownFile struct {
 	written int64 // when the describing segment was written
 }
 
-// holds says whether the index holds the shard as fi shows it: same size,
-// mtime and inode, and not modified so close to the index's writing that
-// a change could hide in the same timestamp.
-func (kf knownFile) holds(fi fs.FileInfo) bool {
+// holds says whether the index holds the shard at abs as fi shows it: same
+// size, mtime and inode; and, if it was modified so close to the index's
+// writing that a change could hide in the same timestamp, the same content
+// (by checksum: reading a file costs far less than parsing it again).
+func (kf knownFile) holds(abs string, fi fs.FileInfo) bool {
 	mtime := fi.ModTime().UnixNano()
-	return !kf.gone && kf.size == fi.Size() && kf.mtime == mtime && kf.ino == inode(fi) && mtime < kf.written-racyWindow
+	if kf.gone || kf.size != fi.Size() || kf.mtime != mtime || kf.ino != inode(fi) {
+		return false
+	}
+	if mtime < kf.written-racyWindow {
+		return true
+	}
+	data, err := os.ReadFile(abs)
+	return err == nil && int64(len(data)) == kf.size && checksum(data) == kf.sum
 }
+
+func checksum(data []byte) uint32 { return crc32.Checksum(data, crc32c) }
+
+var crc32c = crc32.MakeTable(crc32.Castagnoli)
 
 // knownIn is the index's newest description of each shard directly in
 // dir that it does not hold as removed.
@@ -303,7 +318,7 @@ func (sc *scan) knownIn(dir string) map[string]knownFile {
 // check queues shard rel for parsing unless the index holds it as it is.
 func (sc *scan) check(rel, dir string, fi fs.FileInfo) {
 	sc.seen[rel] = true
-	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(fi) {
+	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(filepath.Join(sc.store.Dir, rel), fi) {
 		return
 	}
 	sc.queue(rel, dir, fi)
@@ -370,7 +385,7 @@ func (sc *scan) parse(j parseJob) (*shardFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &shardFile{rel: j.rel, size: j.size, mtime: j.mtime, ino: j.ino, warns: warns}
+	f := &shardFile{rel: j.rel, size: j.size, mtime: j.mtime, ino: j.ino, sum: checksum(data), warns: warns}
 	for _, r := range recs {
 		t, b := sc.tok.Terms(r)
 		f.versions = append(f.versions, version{r, t, b})
@@ -415,7 +430,7 @@ func (sc *scan) update() []*segment {
 					continue
 				}
 				covered[e.rel] = true
-				f := &shardFile{rel: e.rel, size: e.size, mtime: e.mtime, ino: e.ino, gone: e.gone, warns: e.warns}
+				f := &shardFile{rel: e.rel, size: e.size, mtime: e.mtime, ino: e.ino, sum: e.sum, gone: e.gone, warns: e.warns}
 				for _, row := range e.rows {
 					if v, err := seg.version(row); err == nil {
 						f.versions = append(f.versions, v)
@@ -473,8 +488,8 @@ func (sc *scan) publish(m *manifest, name string, data []byte) {
 		return
 	}
 	defer unlock()
-	if cur := readManifest(sc.store, sc.tok.Version); !cur.sameAs(sc.old) {
-		return
+	if cur := readManifest(sc.store, sc.tok.Version); !cur.sameAs(sc.read) {
+		return // another process published since this one read the manifest
 	}
 	if data != nil {
 		if err := store.WriteAtomic(filepath.Join(dir, name), data); err != nil {

@@ -23,7 +23,7 @@ import (
 // Layout: magic, a header of counts and section lengths, the tokenizer's
 // version, then the sections in the order of the fields below.
 
-const segMagic = "LORESEG3"
+const segMagic = "LORESEG4"
 
 const (
 	rowSize = 56
@@ -270,6 +270,7 @@ type fileEntry struct {
 	rel         string
 	size, mtime int64
 	ino         uint64
+	sum         uint32 // CRC-32C of the content
 	gone        bool // a tombstone: the shard was removed
 	rows        []int
 	warns       []record.Warning
@@ -291,7 +292,7 @@ func (s *segment) fileStat(i int) (fileEntry, *decoder) {
 		return fileEntry{}, &decoder{err: errCorrupt}
 	}
 	d := &decoder{b: bytesString(s.fileData[a:])}
-	return fileEntry{rel: d.str(), size: d.int(), mtime: d.int(), ino: d.uint(), gone: d.uint() == 1}, d
+	return fileEntry{rel: d.str(), size: d.int(), mtime: d.int(), ino: d.uint(), sum: uint32(d.uint()), gone: d.uint() == 1}, d
 }
 
 func (s *segment) file(i int) fileEntry {
@@ -335,6 +336,7 @@ type shardFile struct {
 	rel         string
 	size, mtime int64
 	ino         uint64
+	sum         uint32
 	gone        bool
 	warns       []record.Warning
 	versions    []version
@@ -475,6 +477,7 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) []byte 
 		fileData.int(f.size)
 		fileData.int(f.mtime)
 		fileData.uint(f.ino)
+		fileData.uint(uint64(f.sum))
 		fileData.bool(f.gone)
 		fileData.uint(uint64(len(fileRows[fi])))
 		prev := 0
