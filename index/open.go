@@ -2,10 +2,10 @@ package index
 
 import (
 	"context"
-	"hash/crc32"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"

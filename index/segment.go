@@ -271,7 +271,7 @@ type fileEntry struct {
 	size, mtime int64
 	ino         uint64
 	sum         uint32 // CRC-32C of the content
-	gone        bool // a tombstone: the shard was removed
+	gone        bool   // a tombstone: the shard was removed
 	rows        []int
 	warns       []record.Warning
 }
