@@ -3,7 +3,6 @@ package index
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -390,14 +389,6 @@ func (s *Snapshot) Shards(id string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
-
-// String describes the snapshot, for tests and debugging.
-func (s *Snapshot) String() string {
-	return fmt.Sprintf("index: %d segments, %d docs, %d current", len(s.segs), s.Len(), s.count)
-}
-
-// DocOf summarises a record held in memory.
-func DocOf(r *record.Record) Doc { return docOf(version{rec: r}) }
 
 func docOf(v version) Doc {
 	r := v.rec
