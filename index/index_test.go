@@ -461,3 +461,17 @@ func TestRacyInPlaceChangeIsSeen(t *testing.T) {
 		t.Fatalf("served %v", got)
 	}
 }
+
+// A segment the manifest names has vanished (another process merged it
+// away and the retry found it gone too): the index is rebuilt, not trusted.
+func TestMissingSegmentRebuilds(t *testing.T) {
+	s := newTestStore(t)
+	writeRecords(t, filepath.Join(s.Dir, "journal", "2025-03", "other-a.jsonl"), record.Decision, 3, 1)
+	age(t, s.Dir, time.Hour)
+	open(t, s, true)
+	segs, _ := filepath.Glob(filepath.Join(indexDir(s), "*.seg"))
+	for _, seg := range segs {
+		os.Remove(seg)
+	}
+	mustMatch(t, s, open(t, s, true), "segments removed")
+}

@@ -77,11 +77,17 @@ func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, er
 	for attempt := 0; ; attempt++ {
 		sc = newScan(ctx, s, o.Tokenizer)
 		sc.prompt = o.Prompt
-		if sc.loadSegments() || attempt == 1 {
+		if sc.loadSegments() {
 			break
 		}
 		// A segment named by the manifest vanished: another process
-		// merged it away after we read the manifest. Read it again.
+		// merged it away after we read the manifest. Read it again; if
+		// that fails too, rebuild rather than trust directories whose
+		// shards only the missing segment described.
+		if attempt == 1 {
+			sc.old, sc.segs = nil, nil
+			break
+		}
 	}
 	if err := sc.walk(); err != nil {
 		return nil, err
