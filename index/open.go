@@ -167,23 +167,6 @@ func (sc *scan) lookup(rel string) (fileEntry, int64, bool) {
 	return fileEntry{}, 0, false
 }
 
-// knownUnder lists the shards the index holds in directory dir (and below
-// it, if deep), as of their newest description.
-func (sc *scan) knownUnder(dir string, deep bool) []string {
-	var out []string
-	for _, seg := range sc.segs {
-		for _, fi := range seg.filesUnder(dir, deep) {
-			out = append(out, seg.fileRel(fi))
-		}
-	}
-	slices.Sort(out)
-	out = slices.Compact(out)
-	return slices.DeleteFunc(out, func(rel string) bool {
-		e, _, _ := sc.lookup(rel)
-		return e.gone
-	})
-}
-
 func (sc *scan) walk() error {
 	for _, k := range record.AllKinds() {
 		if err := sc.walkDir(k, k.Dir()); err != nil {
@@ -231,7 +214,7 @@ func (sc *scan) walkDir(k record.Kind, rel string) error {
 		if err != nil {
 			return err
 		}
-		known := sc.knownIn(rel)
+		known := sc.known(rel, false)
 		for _, e := range entries {
 			name := e.Name()
 			switch {
@@ -272,7 +255,7 @@ func (sc *scan) walkDir(k record.Kind, rel string) error {
 
 // removeUnder marks every shard the index holds under dir as removed.
 func (sc *scan) removeUnder(dir string) {
-	for _, rel := range sc.knownUnder(dir, true) {
+	for rel := range sc.known(dir, true) {
 		sc.gone[rel] = true
 	}
 }
@@ -303,12 +286,12 @@ func checksum(data []byte) uint32 { return crc32.Checksum(data, crc32c) }
 
 var crc32c = crc32.MakeTable(crc32.Castagnoli)
 
-// knownIn is the index's newest description of each shard directly in
-// dir that it does not hold as removed.
-func (sc *scan) knownIn(dir string) map[string]knownFile {
+// known is the index's newest description of each shard in directory dir
+// (directly, or at any depth if deep) that it does not hold as removed.
+func (sc *scan) known(dir string, deep bool) map[string]knownFile {
 	known := map[string]knownFile{}
 	for _, seg := range sc.segs { // oldest first: newer descriptions replace older
-		for _, fi := range seg.filesUnder(dir, false) {
+		for _, fi := range seg.filesUnder(dir, deep) {
 			e, _ := seg.fileStat(fi)
 			known[e.rel] = knownFile{e, seg.written}
 		}

@@ -178,10 +178,10 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 				}
 				var tf float64
 				if p.Title {
-					tf = m.sim * titleWeight / float64(float32(norm(p.Doc, true)))
+					tf = m.sim * titleWeight / norm(p.Doc, true)
 					inTitle[p.Doc] = true
 				} else {
-					tf = m.sim * bodyWeight / float64(float32(norm(p.Doc, false)))
+					tf = m.sim * bodyWeight / norm(p.Doc, false)
 				}
 				best[p.Doc] = max(best[p.Doc], tf)
 			}
