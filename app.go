@@ -305,12 +305,19 @@ func (e *env) snapshot(ctx context.Context) (*store.Store, *index.Snapshot, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	snap, err := e.snapshotOf(ctx, s)
+	return s, snap, err
+}
+
+// snapshotOf reads the open store's current records through the index,
+// and reports warnings.
+func (e *env) snapshotOf(ctx context.Context, s *store.Store) (*index.Snapshot, error) {
 	snap, err := index.Open(ctx, s, indexOptions)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	e.reportWarnings(snap.Warnings)
-	return s, snap, nil
+	return snap, nil
 }
 
 // loadRecord reads every version in the store and resolves ref (an ID or

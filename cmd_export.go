@@ -50,7 +50,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	v := inject.BuildResume(ctx, snap, "")
+	v := inject.BuildResume(ctx, snap, nil)
 	text := inject.Export(snap, v, inject.ExportOptions{BudgetTokens: *budget, Section: section, Now: s.Clock(), Teach: s.Config.Loop.Teach})
 	if *out == "" {
 		_, err := fmt.Fprint(e.stdout, text)

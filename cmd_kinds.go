@@ -7,7 +7,6 @@ import (
 
 	"lore/failures"
 	"lore/inbox"
-	"lore/index"
 	"lore/inject"
 	"lore/journal"
 	"lore/patterns"
@@ -160,13 +159,7 @@ func cmdFailures(ctx context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			docs := make([]index.Doc, snap.Len())
-			for i := range docs {
-				if snap.Current(i) {
-					docs[i] = snap.Doc(i)
-				}
-			}
-			ts := failures.Triggers(docs, *minCount, func(i int) string { return snap.Record(i).Text })
+			ts := failures.Recurring(snap, *minCount)
 			if *asJSON {
 				if ts == nil {
 					ts = []failures.Trigger{}

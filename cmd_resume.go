@@ -30,15 +30,19 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 	if *budget < 0 {
 		return usageError("", "resume: --budget must not be negative")
 	}
-	s, snap, err := e.snapshot(ctx)
+	s, err := e.openStore()
 	if err != nil {
 		return err
 	}
-	repo := filepath.Dir(s.Dir)
-	if *noGit {
-		repo = ""
+	var git *inject.GitSource
+	if !*noGit {
+		git = inject.StartGit(ctx, filepath.Dir(s.Dir), s.Dir) // git works while the index is read
 	}
-	v := inject.BuildResume(ctx, snap, repo)
+	snap, err := e.snapshotOf(ctx, s)
+	if err != nil {
+		return err
+	}
+	v := inject.BuildResume(ctx, snap, git)
 	if *asJSON {
 		out := map[string]any{
 			"handoff":            nil,

@@ -5,6 +5,7 @@ package failures
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -68,10 +69,28 @@ type Trigger struct {
 	latest    int
 }
 
+// Recurring is Triggers over the snapshot's current records, decoding
+// only the active failures.
+func Recurring(snap *index.Snapshot, min int) []Trigger {
+	docs := func(yield func(int, index.Doc) bool) {
+		for i := range snap.Len() {
+			if !snap.Current(i) {
+				continue
+			}
+			if kind, status := snap.KindStatus(i); kind == record.Failure && status == record.StatusActive {
+				if !yield(i, snap.Doc(i)) {
+					return
+				}
+			}
+		}
+	}
+	return Triggers(docs, min, func(i int) string { return snap.Record(i).Text })
+}
+
 // Triggers returns the error types with at least min failures among docs,
 // most frequent first. message(i) gives doc i's message, asked only for the
 // latest failure of each type reported.
-func Triggers(docs []index.Doc, min int, message func(i int) string) []Trigger {
+func Triggers(docs iter.Seq2[int, index.Doc], min int, message func(i int) string) []Trigger {
 	by := map[string]*Trigger{}
 	for i, d := range docs {
 		if d.Kind != record.Failure || d.Status != record.StatusActive {

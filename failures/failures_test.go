@@ -1,6 +1,7 @@
 package failures
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ func TestTriggersCountActiveFailuresByType(t *testing.T) {
 		{ID: "dec-f", Kind: record.Decision, ErrorType: "NonZeroExit", Created: day(6)},
 	}
 	msgs := map[int]string{1: "lint failed"}
-	ts := Triggers(docs, 2, func(i int) string { return msgs[i] })
+	ts := Triggers(slices.All(docs), 2, func(i int) string { return msgs[i] })
 	if len(ts) != 1 {
 		t.Fatalf("triggers %+v, want only NonZeroExit (TypeError has one active failure)", ts)
 	}

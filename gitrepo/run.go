@@ -5,6 +5,7 @@ import (
 	"context"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -43,4 +44,22 @@ func Run(ctx context.Context, dir string, args ...string) (string, error) {
 		return "", &Error{"git " + args[0] + ": " + err.Error()}
 	}
 	return stdout.String(), nil
+}
+
+// Start runs git in the background and returns the function that waits
+// for its result, so that independent git commands run side by side.
+func Start(ctx context.Context, dir string, args ...string) func() (string, error) {
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := Run(ctx, dir, args...)
+		done <- result{out, err}
+	}()
+	return sync.OnceValues(func() (string, error) {
+		r := <-done
+		return r.out, r.err
+	})
 }

@@ -3,7 +3,6 @@
 package index
 
 import (
-	"io/fs"
 	"os"
 	"syscall"
 )
@@ -21,11 +20,3 @@ func tryLock(path string) (func(), bool) {
 	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, true
 }
 
-// inode is the file's inode number: a shard replaced by another file (git
-// checkout, a rename over it) has a new one even when size and mtime match.
-func inode(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Ino
-	}
-	return 0
-}

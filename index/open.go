@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"lore/record"
@@ -169,7 +170,7 @@ func (sc *scan) lookup(rel string) (fileEntry, int64, bool) {
 
 func (sc *scan) walk() error {
 	for _, k := range record.AllKinds() {
-		if err := sc.walkDir(k, k.Dir()); err != nil {
+		if err := sc.walkDir(k, sc.readDir(k, k.Dir())); err != nil {
 			return err
 		}
 	}
@@ -187,66 +188,120 @@ func (sc *scan) walk() error {
 	return nil
 }
 
-func (sc *scan) walkDir(k record.Kind, rel string) error {
-	fi, err := os.Stat(filepath.Join(sc.store.Dir, rel))
+// dirRead is one shard directory as the walk found it: what the scan
+// must record of it, worked out without changing the scan, so that
+// sibling directories are read in parallel (every file of a changed
+// directory, and of patterns directories, is a stat).
+type dirRead struct {
+	rel     string
+	missing bool // gone, or no longer a directory
+	err     error
+	entry   *dirEntry
+	moved   bool       // the directory changed since the index described it
+	seen    []string   // shards listed
+	jobs    []parseJob // shards the index does not hold as they are
+	gone    []string   // shards and subdirectories the index holds that are gone
+}
+
+func (sc *scan) readDir(k record.Kind, rel string) *dirRead {
+	d := &dirRead{rel: rel}
+	abs := filepath.Join(sc.store.Dir, rel)
+	fi, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && !fi.IsDir() {
-		sc.removeUnder(rel)
-		return nil
+		d.missing = true
+		return d
 	}
 	if err != nil {
-		return err
+		d.err = err
+		return d
 	}
 	mtime := fi.ModTime().UnixNano()
 	var prev *dirEntry
 	if sc.old != nil {
 		prev = sc.old.dirs[rel]
 	}
-	de := &dirEntry{mtime: mtime, complete: true}
-	sc.dirs[rel] = de
-	if prev == nil || prev.mtime != mtime || !prev.complete || mtime >= sc.old.written-racyWindow {
-		sc.dirsMoved = true
+	d.entry = &dirEntry{mtime: mtime, complete: true}
+	d.moved = prev == nil || prev.mtime != mtime || !prev.complete || mtime >= sc.old.written-racyWindow
+	if !d.moved && (k != record.Pattern || sc.prompt) {
+		d.entry.subdirs = prev.subdirs
+		return d
 	}
-	trusted := prev != nil && prev.complete && prev.mtime == mtime && mtime < sc.old.written-racyWindow
-	if trusted && (k != record.Pattern || sc.prompt) {
-		de.subdirs = prev.subdirs
-	} else {
-		entries, err := os.ReadDir(filepath.Join(sc.store.Dir, rel))
-		if err != nil {
-			return err
-		}
-		known := sc.known(rel, false)
-		for _, e := range entries {
-			name := e.Name()
-			switch {
-			case e.IsDir() && !strings.HasPrefix(name, "."):
-				de.subdirs = append(de.subdirs, name)
-			case !e.IsDir() && strings.HasSuffix(name, k.Ext()):
-				frel := filepath.Join(rel, name)
-				info, err := e.Info()
-				if err != nil {
-					continue // removed since the listing
-				}
-				kf, ok := known[frel]
-				delete(known, frel)
-				sc.seen[frel] = true
-				if !ok || !kf.holds(filepath.Join(sc.store.Dir, frel), info) {
-					sc.queue(frel, rel, info)
-				}
+	items, err := listDir(abs, k.Ext())
+	if err != nil {
+		d.err = err
+		return d
+	}
+	known := sc.known(rel, false)
+	for _, it := range items {
+		if it.isDir {
+			if !strings.HasPrefix(it.name, ".") {
+				d.entry.subdirs = append(d.entry.subdirs, it.name)
 			}
+			continue
 		}
-		for frel := range known {
-			sc.gone[frel] = true
+		frel := filepath.Join(rel, it.name)
+		kf, ok := known[frel]
+		delete(known, frel)
+		d.seen = append(d.seen, frel)
+		if !ok || !kf.holds(filepath.Join(sc.store.Dir, frel), it.st) {
+			d.jobs = append(d.jobs, parseJob{frel, rel, it.st.size, it.st.mtime, it.st.ino})
 		}
-		if prev != nil {
-			for _, sub := range prev.subdirs {
-				if !slices.Contains(de.subdirs, sub) {
-					sc.removeUnder(filepath.Join(rel, sub))
+	}
+	for frel := range known {
+		d.gone = append(d.gone, frel)
+	}
+	if prev != nil {
+		for _, sub := range prev.subdirs {
+			if !slices.Contains(d.entry.subdirs, sub) {
+				for frel := range sc.known(filepath.Join(rel, sub), true) {
+					d.gone = append(d.gone, frel)
 				}
 			}
 		}
 	}
-	for _, sub := range de.subdirs {
-		if err := sc.walkDir(k, filepath.Join(rel, sub)); err != nil {
+	return d
+}
+
+// readDirs reads the directories rels on every core.
+func (sc *scan) readDirs(k record.Kind, rels []string) []*dirRead {
+	out := make([]*dirRead, len(rels))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(rels)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(rels); i = int(next.Add(1) - 1) {
+				out[i] = sc.readDir(k, rels[i])
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// walkDir records what readDir found of d, then walks its subdirectories.
+func (sc *scan) walkDir(k record.Kind, d *dirRead) error {
+	switch {
+	case d.err != nil:
+		return d.err
+	case d.missing:
+		sc.removeUnder(d.rel)
+		return nil
+	}
+	sc.dirs[d.rel] = d.entry
+	sc.dirsMoved = sc.dirsMoved || d.moved
+	for _, rel := range d.seen {
+		sc.seen[rel] = true
+	}
+	sc.jobs = append(sc.jobs, d.jobs...)
+	for _, rel := range d.gone {
+		sc.gone[rel] = true
+	}
+	subs := make([]string, len(d.entry.subdirs))
+	for i, sub := range d.entry.subdirs {
+		subs[i] = filepath.Join(d.rel, sub)
+	}
+	for _, sub := range sc.readDirs(k, subs) {
+		if err := sc.walkDir(k, sub); err != nil {
 			return err
 		}
 	}
@@ -270,9 +325,9 @@ type knownFile struct {
 // size, mtime and inode; and, if it was modified so close to the index's
 // writing that a change could hide in the same timestamp, the same content
 // (by checksum: reading a file costs far less than parsing it again).
-func (kf knownFile) holds(abs string, fi fs.FileInfo) bool {
-	mtime := fi.ModTime().UnixNano()
-	if kf.gone || kf.size != fi.Size() || kf.mtime != mtime || kf.ino != inode(fi) {
+func (kf knownFile) holds(abs string, st fileState) bool {
+	mtime := st.mtime
+	if kf.gone || kf.size != st.size || kf.mtime != mtime || kf.ino != st.ino {
 		return false
 	}
 	if mtime < kf.written-racyWindow {
@@ -307,14 +362,22 @@ func (sc *scan) known(dir string, deep bool) map[string]knownFile {
 // check queues shard rel for parsing unless the index holds it as it is.
 func (sc *scan) check(rel, dir string, fi fs.FileInfo) {
 	sc.seen[rel] = true
-	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(filepath.Join(sc.store.Dir, rel), fi) {
+	st := stateOf(fi)
+	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(filepath.Join(sc.store.Dir, rel), st) {
 		return
 	}
-	sc.queue(rel, dir, fi)
+	sc.queue(rel, dir, st)
 }
 
-func (sc *scan) queue(rel, dir string, fi fs.FileInfo) {
-	sc.jobs = append(sc.jobs, parseJob{rel, dir, fi.Size(), fi.ModTime().UnixNano(), inode(fi)})
+func (sc *scan) queue(rel, dir string, st fileState) {
+	sc.jobs = append(sc.jobs, parseJob{rel, dir, st.size, st.mtime, st.ino})
+}
+
+// dirItem is a subdirectory or a shard that listDir found.
+type dirItem struct {
+	name  string
+	isDir bool
+	st    fileState
 }
 
 // parseAll parses the queued shards on every core, until ctx is done.
@@ -520,4 +583,12 @@ func (sc *scan) warnings() []record.Warning {
 	}
 	sortWarnings(out)
 	return out
+}
+
+// fileState is what the index compares of a shard on disk: a shard replaced
+// by another file (git checkout, a rename over it) has a new inode even
+// when size and mtime match.
+type fileState struct {
+	size, mtime int64
+	ino         uint64
 }

@@ -220,6 +220,13 @@ func (s *Snapshot) KindStatus(i int) (record.Kind, string) {
 	return s.segs[seg].kindStatus(row)
 }
 
+// Created is when doc i's record was first recorded (Doc's Created, read
+// without the rest).
+func (s *Snapshot) Created(i int) int64 {
+	seg, row := s.locate(i)
+	return s.segs[seg].rowCreated(row)
+}
+
 // Record returns doc i, decoding it on first use.
 func (s *Snapshot) Record(i int) *record.Record {
 	if r, ok := s.recs[i]; ok {

@@ -21,48 +21,65 @@ type GitChanges struct {
 
 const maxListed = 10
 
+// GitSource is where the resume view reads git: one status of the
+// repository outside the store, started in the background while the store
+// is read, and the repository to ask for the log.
+type GitSource struct {
+	Dir    string
+	Status func() (*gitrepo.Status, error)
+}
+
+// StartGit starts git status of repoDir, leaving out the store at storeDir:
+// the view is about the code; lore status counts the records.
+func StartGit(ctx context.Context, repoDir, storeDir string) *GitSource {
+	return &GitSource{Dir: repoDir, Status: gitrepo.StartStatus(ctx, repoDir, storeDir)}
+}
+
 // ReadGitChanges asks the git binary rather than go-git: go-git's status
 // hashes the whole worktree (hundreds of milliseconds on a large
 // repository), while git's uses the index's stat cache; both calls are
 // bounded by ctx. Without git, the view says so and carries on.
 // since is the handoff's commit; when the handoff was made before the first
 // commit, sinceTime (its timestamp) stands in.
-func ReadGitChanges(ctx context.Context, repoDir, since string, sinceTime time.Time) *GitChanges {
+func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime time.Time) *GitChanges {
 	g := &GitChanges{Since: since}
-	out, err := gitrepo.Run(ctx, repoDir, "status", "--porcelain=v1", "--branch", "--untracked-files=normal")
+	rng := since + "..HEAD"
+	if since == "" {
+		rng = fmt.Sprintf("--since=@%d", sinceTime.Unix())
+		g.SinceTime = sinceTime
+	}
+	// The log runs alongside the status.
+	type result struct {
+		out string
+		err error
+	}
+	logged := make(chan result, 1)
+	if since != "" || !sinceTime.IsZero() {
+		go func() {
+			out, err := gitrepo.Run(ctx, src.Dir, "log", "--format=%h %s", "-n", "51", rng)
+			logged <- result{out, err}
+		}()
+	} else {
+		close(logged)
+	}
+	st, err := src.Status()
 	if err != nil {
 		g.Note = "git status unavailable: " + err.Error()
 		return g
 	}
-	for i, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
-		if i == 0 && strings.HasPrefix(line, "## ") {
-			b := strings.TrimPrefix(line, "## ")
-			b, _, _ = strings.Cut(b, "...")
-			b = strings.TrimPrefix(b, "No commits yet on ")
-			if strings.HasPrefix(b, "HEAD (no branch)") {
-				b = "(detached HEAD)"
-			}
-			g.Branch = b
-			continue
-		}
-		if line != "" {
-			g.Uncommitted = append(g.Uncommitted, strings.TrimSpace(line))
-		}
+	g.Branch = st.Branch
+	for _, c := range st.Changes {
+		g.Uncommitted = append(g.Uncommitted, strings.TrimSpace(c))
 	}
-	rng := since + "..HEAD"
-	if since == "" {
-		if sinceTime.IsZero() {
-			return g
-		}
-		rng = fmt.Sprintf("--since=@%d", sinceTime.Unix())
-		g.SinceTime = sinceTime
-	}
-	out, err = gitrepo.Run(ctx, repoDir, "log", "--format=%h %s", "-n", "51", rng)
-	if err != nil {
+	log, ok := <-logged
+	switch {
+	case !ok || st.Head == "":
+		return g // nothing to log from, or no commit yet
+	case log.err != nil:
 		g.Note = "the handoff's commit " + short(since) + " is not in this clone's history"
 		return g
 	}
-	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(log.out, "\n"), "\n") {
 		if l != "" {
 			g.Commits = append(g.Commits, l)
 		}

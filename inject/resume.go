@@ -35,65 +35,70 @@ type Resume struct {
 }
 
 // BuildResume assembles the view from the snapshot's current records,
-// decoding only those it shows. repoDir is the repository's worktree ("" to
-// skip git).
-func BuildResume(ctx context.Context, snap *index.Snapshot, repoDir string) *Resume {
+// decoding only those it weighs or shows. git is nil to leave git out.
+func BuildResume(ctx context.Context, snap *index.Snapshot, git *GitSource) *Resume {
 	v := &Resume{}
-	n := snap.Len()
-	docs := make([]index.Doc, n)
-	handoff := -1
-	// The newest decisions; the patterns by confidence, then newest.
-	newest := func(a, b int) int { return cmp.Compare(docs[b].Created, docs[a].Created) }
-	decisions := topk.New(resumeDecisions, newest)
-	pats := topk.New(resumePatterns, func(a, b int) int {
-		if c := cmp.Compare(confidence(docs[b]), confidence(docs[a])); c != 0 {
-			return c
-		}
-		return newest(a, b)
-	})
-	for i := range n {
-		if !snap.Current(i) {
-			continue // an older version: its Doc stays empty
-		}
-		d := snap.Doc(i)
-		docs[i] = d
-		if d.Status != record.StatusActive {
-			continue
-		}
-		switch d.Kind {
-		case record.Handoff:
-			if handoff < 0 || d.Created > docs[handoff].Created {
-				handoff = i
-			}
-		case record.Decision:
-			decisions.Offer(i)
-		case record.Pattern:
-			pats.Offer(i)
-		case record.Observation:
-			v.Inbox++
-		}
+	active := func(kind record.Kind) func(record.Kind, string) bool {
+		return func(k record.Kind, status string) bool { return k == kind && status == record.StatusActive }
 	}
-	if handoff >= 0 {
-		v.Handoff = snap.Record(handoff)
+	if hs := snap.Newest(1, active(record.Handoff)); len(hs) == 1 {
+		v.Handoff = hs[0]
 	}
-	for _, i := range decisions.Items() {
-		v.Decisions = append(v.Decisions, snap.Record(i))
-	}
-	for _, i := range pats.Items() {
-		v.Patterns = append(v.Patterns, snap.Record(i))
-	}
-	v.Failures = failures.Triggers(docs, recurringMin, func(i int) string { return snap.Record(i).Text })
-	if len(v.Failures) > resumeFailures {
-		v.Failures = v.Failures[:resumeFailures]
-	}
-	if repoDir != "" {
+	// git's log since the handoff runs while the rest is read.
+	gitDone := make(chan *GitChanges, 1)
+	if git != nil {
 		var since string
 		var sinceTime time.Time
 		if v.Handoff != nil {
 			since, sinceTime = v.Handoff.Commit, v.Handoff.Created
 		}
-		v.Git = ReadGitChanges(ctx, repoDir, since, sinceTime)
+		go func() { gitDone <- ReadGitChanges(ctx, git, since, sinceTime) }()
+	} else {
+		close(gitDone)
 	}
+	// The newest decisions; the patterns by confidence, then newest.
+	type weighed struct {
+		doc        int
+		created    int64
+		confidence float64
+	}
+	newest := func(a, b weighed) int { return cmp.Compare(b.created, a.created) }
+	decisions := topk.New(resumeDecisions, newest)
+	pats := topk.New(resumePatterns, func(a, b weighed) int {
+		if c := cmp.Compare(b.confidence, a.confidence); c != 0 {
+			return c
+		}
+		return newest(a, b)
+	})
+	for i := range snap.Len() {
+		if !snap.Current(i) {
+			continue
+		}
+		kind, status := snap.KindStatus(i)
+		if status != record.StatusActive {
+			continue
+		}
+		switch kind {
+		case record.Decision:
+			decisions.Offer(weighed{doc: i, created: snap.Created(i)})
+		case record.Pattern:
+			d := snap.Doc(i)
+			pats.Offer(weighed{doc: i, created: d.Created, confidence: confidence(d)})
+		case record.Observation:
+			v.Inbox++
+		}
+	}
+	for _, w := range decisions.Items() {
+		v.Decisions = append(v.Decisions, snap.Record(w.doc))
+	}
+	for _, w := range pats.Items() {
+		v.Patterns = append(v.Patterns, snap.Record(w.doc))
+	}
+	v.Failures = failures.Recurring(snap, recurringMin)
+	if len(v.Failures) > resumeFailures {
+		v.Failures = v.Failures[:resumeFailures]
+	}
+	v.Git = <-gitDone
 	return v
 }
 

@@ -153,6 +153,10 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		_, err = out.Write(b)
 		return err
 	}
+	var git *GitSource
+	if hin.IsSessionStart() {
+		git = StartGit(ctx, repoDir, s.Dir) // git works while the index is read
+	}
 	snap, err := index.Open(ctx, s, index.SnapshotOptions{Tokenizer: Tokenizer(), Prompt: !hin.IsSessionStart()})
 	if err != nil {
 		return err
@@ -164,9 +168,9 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	ev := receipts.Event{Time: now.UTC()}
 	if hin.IsSessionStart() {
 		seen.Reset() // a new, cleared or compacted context holds none of it
-		v := BuildResume(ctx, snap, repoDir)
+		v := BuildResume(ctx, snap, git)
 		r = ResumeContext(v, budget, hin.Source == "compact", s.Config.Loop.Teach)
-		RememberStart(ctx, s.Dir, repoDir, hin.SessionID, now, hin.Source == "startup" || hin.Source == "clear")
+		RememberStart(s.Dir, hin.SessionID, git, now, hin.Source == "startup" || hin.Source == "clear")
 		ev.Event, ev.Marks = receipts.Start, Marks(v.Records())
 	} else {
 		if hin.Prompt == "" {

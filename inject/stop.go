@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"lore/gitrepo"
 	"lore/receipts"
 	"lore/record"
 	"lore/store"
@@ -35,7 +34,7 @@ func startPath(storeDir, session string) string {
 // RememberStart notes the repository's state as a session starts. A
 // compaction or a resumed session keeps the original start: the session
 // goes on.
-func RememberStart(ctx context.Context, storeDir, repoDir, session string, now time.Time, fresh bool) {
+func RememberStart(storeDir, session string, git *GitSource, now time.Time, fresh bool) {
 	if session == "" {
 		return
 	}
@@ -43,7 +42,7 @@ func RememberStart(ctx context.Context, storeDir, repoDir, session string, now t
 	if _, err := os.Stat(path); err == nil && !fresh {
 		return
 	}
-	head, tree := repoState(ctx, storeDir, repoDir)
+	head, tree := repoState(git)
 	saveStart(path, SessionStart{Time: now, Head: head, Tree: tree})
 }
 
@@ -59,28 +58,20 @@ func saveStart(path string, st SessionStart) {
 // repoState is HEAD and a fingerprint of the working tree's changes: the
 // paths git reports as changed or untracked, with their size and mtime (so
 // further edits to a file that was already modified count too). The store
-// itself is left out: recording memory is not changing the code.
-func repoState(ctx context.Context, storeDir, repoDir string) (head, tree string) {
-	head, _ = gitrepo.Run(ctx, repoDir, "rev-parse", "-q", "--verify", "HEAD")
-	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"}
-	if rel, err := filepath.Rel(repoDir, storeDir); err == nil && !strings.HasPrefix(rel, "..") {
-		args = append(args, "--", ".", ":(exclude)"+filepath.ToSlash(rel))
-	}
-	out, err := gitrepo.Run(ctx, repoDir, args...)
+// itself is left out (StartGit): recording memory is not changing the code.
+func repoState(git *GitSource) (head, tree string) {
+	st, err := git.Status()
 	if err != nil {
-		return strings.TrimSpace(head), ""
+		return "", ""
 	}
 	h := sha256.New()
-	for _, entry := range strings.Split(out, "\x00") {
-		if len(entry) < 4 {
-			continue
-		}
-		fmt.Fprintf(h, "%s\n", entry)
-		if info, err := os.Lstat(filepath.Join(repoDir, entry[3:])); err == nil {
+	for _, c := range st.Changes {
+		fmt.Fprintf(h, "%s\n", c)
+		if info, err := os.Lstat(filepath.Join(git.Dir, c[3:])); err == nil {
 			fmt.Fprintf(h, "%d %d\n", info.Size(), info.ModTime().UnixNano())
 		}
 	}
-	return strings.TrimSpace(head), hex.EncodeToString(h.Sum(nil)[:12])
+	return st.Head, hex.EncodeToString(h.Sum(nil)[:12])
 }
 
 // AskHandoff is the reason lore gives an agent's first Stop when the
@@ -108,7 +99,7 @@ func stop(ctx context.Context, hin *HookInput, s *store.Store, repoDir string) s
 	if json.Unmarshal(data, &st) != nil || st.Asked {
 		return ""
 	}
-	if head, tree := repoState(ctx, s.Dir, repoDir); head == st.Head && tree == st.Tree {
+	if head, tree := repoState(StartGit(ctx, repoDir, s.Dir)); head == st.Head && tree == st.Tree {
 		return "" // nothing changed
 	}
 	if handoffSince(s.Dir, st.Time) {

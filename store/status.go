@@ -37,42 +37,53 @@ type Status struct {
 func (s *Store) StoreStatus(ctx context.Context) (*Status, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	// Every git command starts at once: the two diffs and the listing each
+	// stat the whole store, and they fail harmlessly when there is no
+	// commit or no upstream.
+	branch := gitrepo.Start(ctx, s.Dir, "rev-parse", "--abbrev-ref", "HEAD")
+	upstream := gitrepo.Start(ctx, s.Dir, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+	others := gitrepo.Start(ctx, s.Dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+	sinceHead := gitrepo.Start(ctx, s.Dir, "diff", "--no-color", "--no-ext-diff", "-U0", "HEAD", "--", ".")
+	sinceUpstream := gitrepo.Start(ctx, s.Dir, "diff", "--no-color", "--no-ext-diff", "-U0", "@{upstream}", "--", ".")
+
 	st := &Status{}
-	branch, err := gitrepo.Run(ctx, s.Dir, "rev-parse", "--abbrev-ref", "HEAD")
-	if err != nil {
+	if out, err := branch(); err != nil {
 		st.Branch = gitrepo.ReadHead(s.Dir).Branch // unborn
 	} else {
-		st.Branch = strings.TrimSpace(branch)
+		st.Branch = strings.TrimSpace(out)
 	}
-	untracked, err := s.untrackedCounts(ctx)
+	out, err := others()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := gitrepo.Run(ctx, s.Dir, "rev-parse", "--verify", "-q", "HEAD"); err != nil {
+	untracked := s.untrackedCounts(out)
+	diff, err := sinceHead()
+	if err != nil {
+		if _, headErr := gitrepo.Run(ctx, s.Dir, "rev-parse", "--verify", "-q", "HEAD"); headErr == nil {
+			return nil, err // the diff failed for another reason
+		}
 		st.Uncommitted = untracked // no commit yet: everything is new
 		st.Note = "no commit yet"
 		return st, nil
 	}
-	if st.Uncommitted, err = s.diffCounts(ctx, "HEAD", untracked); err != nil {
-		return nil, err
-	}
-	up, err := gitrepo.Run(ctx, s.Dir, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+	st.Uncommitted = diffCounts(diff, untracked)
+	up, err := upstream()
 	if err != nil {
 		st.Note = "no upstream branch"
 		return st, nil
 	}
 	st.Upstream = strings.TrimSpace(up)
-	st.Unpushed, err = s.diffCounts(ctx, st.Upstream, untracked)
-	return st, err
-}
-
-func (s *Store) untrackedCounts(ctx context.Context) (Counts, error) {
-	out, err := gitrepo.Run(ctx, s.Dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
-	if err != nil {
+	if diff, err = sinceUpstream(); err != nil {
 		return nil, err
 	}
+	st.Unpushed = diffCounts(diff, untracked)
+	return st, nil
+}
+
+// untrackedCounts counts the records in the untracked shards git listed.
+func (s *Store) untrackedCounts(lsFiles string) Counts {
 	c := Counts{}
-	for _, rel := range strings.Split(out, "\x00") {
+	for _, rel := range strings.Split(lsFiles, "\x00") {
 		if rel == "" {
 			continue
 		}
@@ -82,16 +93,12 @@ func (s *Store) untrackedCounts(ctx context.Context) (Counts, error) {
 		}
 		c.add(rel, data)
 	}
-	return c, nil
+	return c
 }
 
 // diffCounts counts the record lines git diff says were added since base,
 // plus the untracked shards.
-func (s *Store) diffCounts(ctx context.Context, base string, untracked Counts) (Counts, error) {
-	out, err := gitrepo.Run(ctx, s.Dir, "diff", "--no-color", "--no-ext-diff", "-U0", base, "--", ".")
-	if err != nil {
-		return nil, err
-	}
+func diffCounts(out string, untracked Counts) Counts {
 	c := Counts{}
 	for k, v := range untracked {
 		c[k] = &KindCount{v.New, v.Revised}
@@ -112,7 +119,7 @@ func (s *Store) diffCounts(ctx context.Context, base string, untracked Counts) (
 	for f, b := range added {
 		c.add(f, b.Bytes())
 	}
-	return c, nil
+	return c
 }
 
 func (c Counts) add(path string, data []byte) {

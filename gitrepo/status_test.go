@@ -1,0 +1,73 @@
+package gitrepo
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStatusListsChangesOutsideTheExcludedStore(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	st, err := StartStatus(context.Background(), dir, filepath.Join(dir, ".lore"))()
+	if err != nil || st.Head != "" || st.Branch != "main" || len(st.Changes) != 0 {
+		t.Fatalf("unborn: %+v, %v", st, err)
+	}
+
+	write(t, filepath.Join(dir, "a.go"), "package a\n")
+	write(t, filepath.Join(dir, "gone.txt"), "x\n")
+	write(t, filepath.Join(dir, ".lore", "journal", "x.jsonl"), "{}\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "one")
+	head := git(t, dir, "rev-parse", "HEAD")
+
+	write(t, filepath.Join(dir, "a.go"), "package a // changed\n")
+	write(t, filepath.Join(dir, "new dir", "b c.txt"), "new\n")
+	write(t, filepath.Join(dir, ".lore", "journal", "x.jsonl"), "{}\n{}\n")
+	write(t, filepath.Join(dir, ".lore", "journal", "y.jsonl"), "{}\n")
+	if err := os.Remove(filepath.Join(dir, "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", "a.go")
+
+	st, err = StartStatus(context.Background(), dir, filepath.Join(dir, ".lore"))()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"M  a.go", " D gone.txt", "?? new dir/b c.txt"}
+	slices.Sort(st.Changes)
+	slices.Sort(want)
+	if st.Head != head || st.Branch != "main" || !slices.Equal(st.Changes, want) {
+		t.Errorf("status %+v, want head %s, branch main, changes %q", st, head, want)
+	}
+
+	git(t, dir, "checkout", "-q", "--detach")
+	if st, err = StartStatus(context.Background(), dir, "")(); err != nil || st.Branch != "(detached HEAD)" || !slices.Contains(st.Changes, "?? .lore/journal/y.jsonl") {
+		t.Errorf("detached, nothing excluded: %+v, %v", st, err)
+	}
+}

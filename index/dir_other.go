@@ -1,0 +1,35 @@
+//go:build !unix
+
+package index
+
+import (
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// listDir lists dir's subdirectories and the files whose name ends in
+// ext, with each file's state.
+func listDir(dir, ext string) ([]dirItem, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var items []dirItem
+	for _, e := range entries {
+		switch {
+		case e.IsDir():
+			items = append(items, dirItem{name: e.Name(), isDir: true})
+		case strings.HasSuffix(e.Name(), ext):
+			if fi, err := e.Info(); err == nil {
+				items = append(items, dirItem{name: e.Name(), st: stateOf(fi)})
+			}
+		}
+	}
+	return items, nil
+}
+
+// stateOf is what the index compares of a file: no inode here.
+func stateOf(fi fs.FileInfo) fileState {
+	return fileState{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+}

@@ -1,0 +1,53 @@
+//go:build unix
+
+package index
+
+import (
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// listDir lists dir's subdirectories and the files whose name ends in
+// ext, with each file's state. Files are stat'ed relative to the open
+// directory: after a checkout a changed directory's every shard is
+// checked, and resolving each full path again cost as much as the stat.
+func listDir(dir, ext string) ([]dirItem, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	fd := int(f.Fd())
+	items := make([]dirItem, 0, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case e.IsDir():
+			items = append(items, dirItem{name: name, isDir: true})
+		case strings.HasSuffix(name, ext):
+			var st unix.Stat_t
+			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				continue // removed since the listing
+			}
+			items = append(items, dirItem{name: name, st: fileState{size: st.Size, mtime: st.Mtim.Nano(), ino: st.Ino}})
+		}
+	}
+	return items, nil
+}
+
+// stateOf is what the index compares of a file it stat'ed by path.
+func stateOf(fi fs.FileInfo) fileState {
+	st := fileState{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.ino = sys.Ino
+	}
+	return st
+}
