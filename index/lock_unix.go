@@ -19,4 +19,3 @@ func tryLock(path string) (func(), bool) {
 	}
 	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, true
 }
-
