@@ -337,9 +337,10 @@ func (kf knownFile) holds(abs string, st fileState) bool {
 	return err == nil && int64(len(data)) == kf.size && checksum(data) == kf.sum
 }
 
-func checksum(data []byte) uint32 { return crc32.Checksum(data, crc32c) }
+func checksum(data []byte) uint32 { return crc32.Checksum(data, crc32c()) }
 
-var crc32c = crc32.MakeTable(crc32.Castagnoli)
+// crc32c is made on first use: most runs never checksum a shard.
+var crc32c = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // known is the index's newest description of each shard in directory dir
 // (directly, or at any depth if deep) that it does not hold as removed.
@@ -440,7 +441,9 @@ func (sc *scan) parse(j parseJob) (*shardFile, error) {
 	f := &shardFile{rel: j.rel, size: j.size, mtime: j.mtime, ino: j.ino, sum: checksum(data), warns: warns}
 	for _, r := range recs {
 		t, b := sc.tok.Terms(r)
-		f.versions = append(f.versions, version{r, t, b})
+		var enc encoder
+		encodeRecord(&enc, r)
+		f.versions = append(f.versions, version{rec: r, title: t, body: b, enc: enc.b})
 	}
 	return f, nil
 }
@@ -509,12 +512,12 @@ func (sc *scan) update() []*segment {
 		}
 	}
 	segs := keep
-	var data []byte
+	var data encodedSegment
 	var name string
 	if len(material) > 0 {
 		name = segmentName()
 		data = encodeSegment(sc.tok.Version, sc.start, material)
-		if seg, err := parseSegment(name, data, sc.tok.Version); err == nil {
+		if seg, err := data.open(name, sc.tok.Version); err == nil {
 			segs = append(slices.Clone(keep), seg)
 		}
 	}
@@ -530,7 +533,7 @@ func (sc *scan) update() []*segment {
 // publish writes the new segment and the manifest that names it, unless
 // another process is updating the index or already has: the index is
 // derived, so losing the race costs only the work.
-func (sc *scan) publish(m *manifest, name string, data []byte) {
+func (sc *scan) publish(m *manifest, name string, data encodedSegment) {
 	dir := indexDir(sc.store)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
@@ -544,7 +547,7 @@ func (sc *scan) publish(m *manifest, name string, data []byte) {
 		return // another process published since this one read the manifest
 	}
 	if data != nil {
-		if err := store.WriteAtomic(filepath.Join(dir, name), data); err != nil {
+		if err := store.WriteAtomic(filepath.Join(dir, name), data...); err != nil {
 			return
 		}
 	}

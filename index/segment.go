@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -76,29 +77,53 @@ type segment struct {
 // damaged file yields empty values, never a crash, and a truncated one is
 // refused here.
 func parseSegment(name string, data []byte, tokVersion string) (*segment, error) {
+	hdr, err := segmentHeader(data, tokVersion)
+	if err != nil {
+		return nil, err
+	}
+	secs := make([][]byte, nSections)
+	off := len(hdr)
+	for i := range secs {
+		n := binary.LittleEndian.Uint64(hdr[len(segMagic)+8*(hSections+i):])
+		if n > uint64(len(data)-off) {
+			return nil, errCorrupt
+		}
+		secs[i] = data[off : off+int(n)]
+		off += int(n)
+	}
+	if off != len(data) {
+		return nil, errCorrupt
+	}
+	return newSegment(name, hdr, secs)
+}
+
+// segmentHeader is the framing at the start of data: magic, counts,
+// section lengths and the tokenizer version, which must be tokVersion.
+func segmentHeader(data []byte, tokVersion string) ([]byte, error) {
 	hdr := len(segMagic) + 8*(hSections+nSections)
 	if len(data) < hdr+4 || string(data[:len(segMagic)]) != segMagic {
 		return nil, errCorrupt
 	}
-	u := func(i int) uint64 { return binary.LittleEndian.Uint64(data[len(segMagic)+8*i:]) }
 	tl := int(binary.LittleEndian.Uint32(data[hdr:]))
 	if hdr+4+tl > len(data) || string(data[hdr+4:hdr+4+tl]) != tokVersion {
 		return nil, errCorrupt
 	}
+	return data[:hdr+4+tl], nil
+}
+
+// newSegment assembles a segment from its header and sections.
+func newSegment(name string, hdr []byte, secs [][]byte) (*segment, error) {
+	u := func(i int) uint64 { return binary.LittleEndian.Uint64(hdr[len(segMagic)+8*i:]) }
 	s := &segment{name: name, written: int64(u(hWritten)), nFiles: int(u(hFiles)), nRows: int(u(hRows)),
 		nTerms: int(u(hTerms)), sumTitle: int(u(hSumTitle)), sumBody: int(u(hSumBody)), nNewest: int(u(hNewest))}
-	off := hdr + 4 + tl
 	var codes []byte
-	secs := []*[]byte{&s.fileIdx, &s.fileData, &s.rows, &s.flags, &s.strs, &s.termIdx, &s.termData, &s.postIdx, &s.postData, &s.blobs, &s.meta, &codes}
-	for i, p := range secs {
-		n := u(hSections + i)
-		if n > uint64(len(data)-off) {
+	for i, p := range []*[]byte{&s.fileIdx, &s.fileData, &s.rows, &s.flags, &s.strs, &s.termIdx, &s.termData, &s.postIdx, &s.postData, &s.blobs, &s.meta, &codes} {
+		if uint64(len(secs[i])) != u(hSections+i) {
 			return nil, errCorrupt
 		}
-		*p = data[off : off+int(n)]
-		off += int(n)
+		*p = secs[i]
 	}
-	if off != len(data) || len(s.fileIdx) != 4*(s.nFiles+1) || len(s.rows) != rowSize*s.nRows ||
+	if len(s.fileIdx) != 4*(s.nFiles+1) || len(s.rows) != rowSize*s.nRows ||
 		len(s.flags) != s.nRows || len(s.termIdx) != 4*(s.nTerms+1) || len(s.postIdx) != 4*(s.nTerms+1) ||
 		len(s.meta) != metaSize*s.nRows {
 		return nil, errCorrupt
@@ -109,6 +134,23 @@ func parseSegment(name string, data []byte, tokVersion string) (*segment, error)
 	}
 	return s, nil
 }
+
+// encodedSegment is a segment as encodeSegment lays it out: the header,
+// then the sections, written one after the other. Kept in parts, a segment
+// of tens of megabytes is never copied into one buffer.
+type encodedSegment [][]byte
+
+// open is the segment the parts describe, before it is written.
+func (e encodedSegment) open(name, tokVersion string) (*segment, error) {
+	hdr, err := segmentHeader(e[0], tokVersion)
+	if err != nil || len(hdr) != len(e[0]) || len(e) != 1+nSections {
+		return nil, errCorrupt
+	}
+	return newSegment(name, hdr, e[1:])
+}
+
+// bytes is the segment as one buffer, as it is on disk.
+func (e encodedSegment) bytes() []byte { return slices.Concat(e...) }
 
 func u32(b []byte, i int) int { return int(binary.LittleEndian.Uint32(b[4*i:])) }
 
@@ -346,27 +388,35 @@ type shardFile struct {
 type version struct {
 	rec         *record.Record
 	title, body []string
+	enc         []byte // rec encoded (encodeRecord) by the parse workers; nil: not yet
 }
 
 // encodeSegment lays out the versions of files as a segment.
-func encodeSegment(tokVersion string, written int64, files []*shardFile) []byte {
+func encodeSegment(tokVersion string, written int64, files []*shardFile) encodedSegment {
 	slices.SortFunc(files, func(a, b *shardFile) int { return strings.Compare(a.rel, b.rel) })
 	type rowSrc struct {
-		v    *version
-		file int
+		v       *version
+		file, n int // n: the version's place in the file, for a stable order
 	}
 	var rows []rowSrc
 	for fi, f := range files {
 		for vi := range f.versions {
-			rows = append(rows, rowSrc{&f.versions[vi], fi})
+			rows = append(rows, rowSrc{&f.versions[vi], fi, vi})
 		}
 	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := rows[i].v.rec, rows[j].v.rec
-		if a.ID != b.ID {
-			return a.ID < b.ID
+	// By ID, each record's versions oldest first.
+	slices.SortFunc(rows, func(x, y rowSrc) int {
+		a, b := x.v.rec, y.v.rec
+		if c := strings.Compare(a.ID, b.ID); c != 0 {
+			return c
 		}
-		return record.Newer(b, a)
+		switch {
+		case record.Newer(b, a):
+			return -1
+		case record.Newer(a, b):
+			return 1
+		}
+		return cmp.Or(cmp.Compare(x.file, y.file), cmp.Compare(x.n, y.n))
 	})
 	// Vocabulary and postings, rows in order so postings ascend.
 	posts := map[string][]uint64{}
@@ -439,7 +489,8 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) []byte 
 		if rec.Confidence != nil {
 			conf = *rec.Confidence
 		}
-		rowData.u32(ref(rec.ID))
+		rowData.u32(len(strs.b)) // IDs are unique: not worth interning
+		strs.str(rec.ID)
 		rowData.u32(ref(string(rec.Kind)))
 		rowData.u32(ref(rec.Status))
 		rowData.u32(ref(rec.ErrorType))
@@ -462,7 +513,11 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) []byte 
 			sumBody += d.NBody
 		}
 		flags.b = append(flags.b, fl)
-		encodeRecord(&blobs, rec)
+		if r.v.enc != nil {
+			blobs.b = append(blobs.b, r.v.enc...)
+		} else {
+			encodeRecord(&blobs, rec)
+		}
 		for _, ts := range [][]string{r.v.title, r.v.body} {
 			blobs.uint(uint64(len(ts)))
 			for _, t := range ts {
@@ -495,24 +550,17 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) []byte 
 	var codeTab encoder
 	codeTab.strs(codes)
 	sections := [][]byte{fileOffs.b, fileData.b, rowData.b, flags.b, strs.b, termOffs.b, termData.b, postOffs.b, postData.b, blobs.b, meta.b, codeTab.b}
-	size := len(segMagic) + 8*(hSections+nSections) + 4 + len(tokVersion)
-	for _, sec := range sections {
-		size += len(sec)
-	}
-	out := encoder{make([]byte, 0, size)}
-	out.b = append(out.b, segMagic...)
+	var hdr encoder
+	hdr.b = append(hdr.b, segMagic...)
 	for _, v := range []int{int(written), len(files), len(rows), len(vocab), sumTitle, sumBody, newest} {
-		out.u64(uint64(v))
+		hdr.u64(uint64(v))
 	}
 	for _, sec := range sections {
-		out.u64(uint64(len(sec)))
+		hdr.u64(uint64(len(sec)))
 	}
-	out.u32(len(tokVersion))
-	out.b = append(out.b, tokVersion...)
-	for _, sec := range sections {
-		out.b = append(out.b, sec...)
-	}
-	return out.b
+	hdr.u32(len(tokVersion))
+	hdr.b = append(hdr.b, tokVersion...)
+	return append(encodedSegment{hdr.b}, sections...)
 }
 
 func appendPosting(ps []uint64, row int, title bool) []uint64 {

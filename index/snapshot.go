@@ -61,9 +61,9 @@ func SnapshotOf(recs []*record.Record, tok Tokenizer) *Snapshot {
 	f := &shardFile{rel: "memory"}
 	for _, r := range recs {
 		t, b := tok.Terms(r)
-		f.versions = append(f.versions, version{r, t, b})
+		f.versions = append(f.versions, version{rec: r, title: t, body: b})
 	}
-	seg, err := parseSegment("memory", encodeSegment(tok.Version, 0, []*shardFile{f}), tok.Version)
+	seg, err := encodeSegment(tok.Version, 0, []*shardFile{f}).open("memory", tok.Version)
 	if err != nil {
 		panic(err) // encodeSegment's own output
 	}

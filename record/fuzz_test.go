@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -49,6 +50,26 @@ func FuzzParseTOML(f *testing.F) {
 		for _, r := range recs {
 			if !ValidID(r.ID) || r.Time.IsZero() || r.V < 1 || r.V > FormatVersion {
 				t.Fatalf("invalid record accepted: %+v", r)
+			}
+		}
+	})
+}
+
+// FuzzHasUnknownKey: when hasUnknownKey says a decodable object has only
+// Record's fields, decoding it into a map finds no other key.
+func FuzzHasUnknownKey(f *testing.F) {
+	f.Add([]byte(`{"v":1,"id":"dec-abcdefgh012345678","ts":"2026-01-01T00:00:00Z","text":"ok","tags":["a","b"]}`))
+	f.Add([]byte(`{"v":1, "text":"a \"quoted\", {brace}", "extra_field": {"y":[1,{"z":"}"}]}}`))
+	f.Add([]byte(`{"text":"x","ID":"dec-1"}`))
+	f.Add([]byte(` { "v" : 1 , "tags" : [ ] } `))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var all map[string]json.RawMessage
+		if json.Unmarshal(line, &all) != nil || hasUnknownKey(line) {
+			return
+		}
+		for k := range all {
+			if !knownJSONFields[k] {
+				t.Fatalf("%q: key %q missed", line, k)
 			}
 		}
 	})

@@ -189,7 +189,7 @@ func UnmarshalLine(line []byte) (*Record, error) {
 	}
 	rec := (*Record)(&r)
 	var all map[string]json.RawMessage
-	if err := json.Unmarshal(line, &all); err == nil {
+	if hasUnknownKey(line) && json.Unmarshal(line, &all) == nil {
 		for k, v := range all {
 			if !knownJSONFields[k] {
 				if rec.Extra == nil {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"lore/record"
 )
@@ -27,35 +28,39 @@ type secretRule struct {
 }
 
 // secretRules are checked in order; earlier, more specific rules win.
-var secretRules = []secretRule{
-	{"private-key", regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]+ )?PRIVATE KEY( BLOCK)?-----(?s:.*?)(-----END ([A-Z0-9 ]+ )?PRIVATE KEY( BLOCK)?-----|$)`), 0},
-	{"aws-access-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`), 0},
-	{"aws-secret-access-key", regexp.MustCompile(`(?i)aws.{0,24}?(?:secret|sk).{0,24}?[=:]\s*["']?([A-Za-z0-9/+=]{40})\b`), 1},
-	{"gcp-private-key-id", regexp.MustCompile(`"private_key_id"\s*:\s*"([0-9a-f]{40})"`), 1},
-	{"github-token", regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b`), 0},
-	{"github-token", regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{60,255}\b`), 0},
-	{"gitlab-token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`), 0},
-	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), 0},
-	{"slack-webhook", regexp.MustCompile(`https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+`), 0},
-	{"stripe-key", regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b`), 0},
-	{"anthropic-key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`), 0},
-	{"openai-key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 0},
-	{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}`), 0},
-	{"url-password", regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:([^/\s@]+)@`), 1},
-	{"assignment", regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|token|auth[_-]?token|access[_-]?token|api[_-]?key|access[_-]?key|private[_-]?key)\s*[=:]\s*("[^"\n]+"|'[^'\n]+'|[^\s"',;]+)`), 1},
-}
+// They compile on first use: only write paths scrub, and the hook must
+// not pay for them at start.
+var secretRules = sync.OnceValue(func() []secretRule {
+	return []secretRule{
+		{"private-key", regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]+ )?PRIVATE KEY( BLOCK)?-----(?s:.*?)(-----END ([A-Z0-9 ]+ )?PRIVATE KEY( BLOCK)?-----|$)`), 0},
+		{"aws-access-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`), 0},
+		{"aws-secret-access-key", regexp.MustCompile(`(?i)aws.{0,24}?(?:secret|sk).{0,24}?[=:]\s*["']?([A-Za-z0-9/+=]{40})\b`), 1},
+		{"gcp-private-key-id", regexp.MustCompile(`"private_key_id"\s*:\s*"([0-9a-f]{40})"`), 1},
+		{"github-token", regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b`), 0},
+		{"github-token", regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{60,255}\b`), 0},
+		{"gitlab-token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`), 0},
+		{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), 0},
+		{"slack-webhook", regexp.MustCompile(`https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+`), 0},
+		{"stripe-key", regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b`), 0},
+		{"anthropic-key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`), 0},
+		{"openai-key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 0},
+		{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}`), 0},
+		{"url-password", regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:([^/\s@]+)@`), 1},
+		{"assignment", regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|token|auth[_-]?token|access[_-]?token|api[_-]?key|access[_-]?key|private[_-]?key)\s*[=:]\s*("[^"\n]+"|'[^'\n]+'|[^\s"',;]+)`), 1},
+	}
+})
 
-var privateSpan = regexp.MustCompile(`(?is)<private>.*?(</private>|$)`)
+var privateSpan = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<private>.*?(</private>|$)`) })
 
 // Scrub returns text with <private> spans dropped and secrets redacted,
 // and the kinds of what it removed.
 func Scrub(text string) (string, []string) {
 	var kinds []string
-	if privateSpan.MatchString(text) {
-		text = privateSpan.ReplaceAllString(text, "")
+	if privateSpan().MatchString(text) {
+		text = privateSpan().ReplaceAllString(text, "")
 		kinds = append(kinds, "private")
 	}
-	for _, rule := range secretRules {
+	for _, rule := range secretRules() {
 		text = replaceGroup(rule, text, func(secret string) (string, bool) {
 			if rule.kind == "assignment" && !looksSecret(secret) {
 				return secret, false

@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 )
 
-// WriteAtomic writes data to path through a temporary file and a rename,
-// so a reader never sees half a file.
-func WriteAtomic(path string, data []byte) error {
+// WriteAtomic writes parts, one after the other, to path through a
+// temporary file and a rename, so a reader never sees half a file.
+func WriteAtomic(path string, parts ...[]byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -16,9 +16,11 @@ func WriteAtomic(path string, data []byte) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	for _, data := range parts {
+		if _, err := tmp.Write(data); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()

@@ -6,7 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"lore/record"
@@ -56,14 +59,14 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 		return nil, err
 	}
 	set := &Set{versions: map[string][]*record.Record{}}
-	for _, f := range files {
-		ps, recs, err := s.checkShard(f, fix)
-		if err != nil {
-			return nil, err
+	results := s.checkShards(files, fix)
+	for _, r := range results {
+		if r.err != nil {
+			return nil, r.err
 		}
-		probs = append(probs, ps...)
-		for _, r := range recs {
-			set.add(r)
+		probs = append(probs, r.probs...)
+		for _, rec := range r.recs {
+			set.add(rec)
 		}
 	}
 	for _, t := range set.Ties {
@@ -75,13 +78,8 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 			Message: fmt.Sprintf("%s has two different versions at %s (the other at %s); lore serves the one in %s: revise the record to settle it",
 				record.ShortID(t[0].ID), t[0].Time.Format(time.RFC3339Nano), t[0].Source, winner.Source)})
 	}
-	for _, vs := range set.versions {
-		for _, v := range vs {
-			for _, f := range secrets.ScrubRecord(v.Derive(v.Time, record.Origin{})) {
-				probs = append(probs, Problem{File: v.Source.File, Line: v.Source.Line, Kind: "secret",
-					Message: fmt.Sprintf("%s holds a %s in %s: run 'lore forget %s --purge' and rotate the secret", record.ShortID(v.ID), f.Kind, f.Field, record.ShortID(v.ID))})
-			}
-		}
+	for _, r := range results {
+		probs = append(probs, r.secrets...)
 	}
 	probs = append(probs, s.checkAttributes(fix)...)
 	tmp, err := s.checkTempFiles(fix)
@@ -89,6 +87,41 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 		return nil, err
 	}
 	return append(probs, tmp...), nil
+}
+
+// shardCheck is what doctor found in one shard.
+type shardCheck struct {
+	probs, secrets []Problem
+	recs           []*record.Record
+	err            error
+}
+
+// checkShards checks every shard, on every core unless fix rewrites them
+// (repairs go one at a time), and returns the results in files' order.
+func (s *Store) checkShards(files []string, fix bool) []shardCheck {
+	out := make([]shardCheck, len(files))
+	workers := runtime.GOMAXPROCS(0)
+	if fix {
+		workers = 1
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(files)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
+				c := &out[i]
+				c.probs, c.recs, c.err = s.checkShard(files[i], fix)
+				for _, v := range c.recs {
+					for _, f := range secrets.ScrubRecord(v.Derive(v.Time, record.Origin{})) {
+						c.secrets = append(c.secrets, Problem{File: v.Source.File, Line: v.Source.Line, Kind: "secret",
+							Message: fmt.Sprintf("%s holds a %s in %s: run 'lore forget %s --purge' and rotate the secret", record.ShortID(v.ID), f.Kind, f.Field, record.ShortID(v.ID))})
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // checkShard reports a shard's problems and, with fix, repairs it.
