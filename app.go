@@ -101,6 +101,7 @@ func commands() []command {
 		{"stats", "receipts: what lore injected, and what agents used", cmdStats},
 		{"doctor", "check the store, and repair it with --fix", cmdDoctor},
 		{"forget", "purge a record captured by mistake (--purge)", cmdForget},
+		{"trust", "let hooks inject this repository's memory (--revoke, --list)", cmdTrust},
 		{"version", "print the version", cmdVersion},
 	}
 }

@@ -14,11 +14,15 @@ conflict markers, no two different versions of a record at the same
 timestamp, no record from a newer lore, lore's .gitattributes and .gitignore
 in place, no leftover temporary files, no secret already stored.
 
---fix repairs what is safe: torn lines and lines that do not parse are moved
-to .lore/.local/quarantine/ (nothing is thrown away), conflict-marker lines
-in JSONL shards are removed (the records on both sides stay), missing
-attribute files are written, old temporary files are removed. Every
-rewrite is atomic and is refused if it would lose a record.
+--fix takes out of a shard only what it can prove is not a record: a JSONL
+shard's torn last line (no newline, JSON cut short: an interrupted write)
+and its conflict-marker lines (the records on both sides stay), moved to
+.lore/.local/quarantine/. It also writes missing attribute files and
+removes old temporary files. A line or [[pattern]] table that does not
+parse or validate may be a record with a typo, and shards are committed: it
+is never removed. Doctor names its file:line and what is wrong; edit it by
+hand, then run lore doctor again. Every rewrite is atomic and is refused if
+it would lose a record.
 
 Exits 1 while problems remain.`
 

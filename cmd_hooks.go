@@ -150,15 +150,16 @@ func (e *env) home() string {
 	return e.getenv("USERPROFILE")
 }
 
-func (e *env) installHooks(targets []hooks.Target, command string) error {
-	if command == "" {
-		bin, err := e.selfBinary()
-		if err != nil {
-			return err
-		}
-		command = hooks.Command(bin)
-	}
+func (e *env) installHooks(targets []hooks.Target, given string) error {
 	for _, t := range targets {
+		command := given
+		if command == "" {
+			bin, err := e.selfBinary()
+			if err != nil {
+				return err
+			}
+			command = hooks.Command(bin, t.Scope)
+		}
 		changed, err := hooks.Install(t, command)
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 
 	"lore/gitrepo"
 	"lore/store"
+	"lore/trust"
 )
 
 const initHelp = `Usage: lore init
@@ -45,6 +46,10 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 	created, err := store.Init(dir)
 	if err != nil {
 		return err
+	}
+	// A store you create is one you trust; a cloned one waits for lore trust.
+	if _, err := trust.Add(e.getenv, dir); err != nil {
+		fmt.Fprintf(e.stderr, "lore: warning: could not remember that you trust this store: %v\n", err)
 	}
 	if len(created) == 0 {
 		fmt.Fprintf(e.stderr, "lore: store already set up at %s\n", dir)

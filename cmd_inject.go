@@ -35,12 +35,13 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	budget := fs.Int("budget", 0, "token budget (`N` tokens of about 4 characters)")
 	explain := fs.Bool("explain", false, "show each candidate's score and factors")
 	asJSON := fs.Bool("json", false, "print the hook's JSON answer")
+	hostTrusted := fs.Bool("host-trusted", false, "hook mode: the hook is in the repository's own settings, which the agent runs only in folders the user trusted")
 	if err := e.parse(fs, injectHelp, args); err != nil {
 		return err
 	}
 	if *stdin {
 		err := inject.RunHook(ctx, e.stdin, e.stdout, inject.HookEnv{
-			Getenv: e.getenv, Cwd: e.cwd, StoreDir: e.dir, BudgetFlag: *budget,
+			Getenv: e.getenv, Cwd: e.cwd, StoreDir: e.dir, BudgetFlag: *budget, HostTrusted: *hostTrusted,
 		})
 		if err != nil && e.getenv("LORE_DEBUG") != "" {
 			fmt.Fprintf(e.stderr, "lore: inject: %v\n", err)

@@ -79,30 +79,32 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return e.printJSON(map[string]any{"record": recordJSON(r), "history": recordsJSON(hist)})
 	}
+	// Every record-derived string goes through termSafe, so its text cannot
+	// drive the terminal; only the kind's colour is lore's own escape.
 	status := ""
 	if r.Status != record.StatusActive {
-		status = "  [" + r.Status + "]"
+		status = "  [" + termSafe(r.Status) + "]"
 	}
-	fmt.Fprintf(e.stdout, "%s %s%s\n", e.paint(r.Kind, string(r.Kind)), r.ID, status)
-	fmt.Fprintf(e.stdout, "  %s\n", r.Title())
+	fmt.Fprintf(e.stdout, "%s %s%s\n", e.paint(r.Kind, string(r.Kind)), termSafe(r.ID), status)
+	fmt.Fprintf(e.stdout, "  %s\n", termSafe(r.Title()))
 	for _, l := range inject.DetailLines(r) {
-		fmt.Fprintf(e.stdout, "  %s\n", l)
+		fmt.Fprintf(e.stdout, "  %s\n", termSafe(l))
 	}
 	if r.From != "" {
-		fmt.Fprintf(e.stdout, "  Promoted from: %s\n", record.ShortID(r.From))
+		fmt.Fprintf(e.stdout, "  Promoted from: %s\n", termSafe(record.ShortID(r.From)))
 	}
 	if r.PromotedTo != "" {
-		fmt.Fprintf(e.stdout, "  Promoted to: %s\n", record.ShortID(r.PromotedTo))
+		fmt.Fprintf(e.stdout, "  Promoted to: %s\n", termSafe(record.ShortID(r.PromotedTo)))
 	}
 	if len(r.Tags) > 0 {
-		fmt.Fprintf(e.stdout, "  Tags: %s\n", strings.Join(r.Tags, ", "))
+		fmt.Fprintf(e.stdout, "  Tags: %s\n", termSafe(strings.Join(r.Tags, ", ")))
 	}
 	fmt.Fprintf(e.stdout, "  Created: %s\n", r.Created.Format("2006-01-02 15:04:05 UTC"))
 	fmt.Fprintf(e.stdout, "\nHistory (%d version%s):\n", len(hist), plural(len(hist)))
 	for i, v := range hist {
-		fmt.Fprintf(e.stdout, "  %s  %-10s %s\n", v.Time.Format("2006-01-02 15:04:05"), versionLabel(hist, i), origin(v))
-		fmt.Fprintf(e.stdout, "      %s\n", inject.OneLine(v.Title()))
-		fmt.Fprintf(e.stdout, "      %s\n", v.Source)
+		fmt.Fprintf(e.stdout, "  %s  %-10s %s\n", v.Time.Format("2006-01-02 15:04:05"), termSafe(versionLabel(hist, i)), termSafe(origin(v)))
+		fmt.Fprintf(e.stdout, "      %s\n", termSafe(inject.OneLine(v.Title())))
+		fmt.Fprintf(e.stdout, "      %s\n", termSafe(v.Source.String()))
 	}
 	return nil
 }

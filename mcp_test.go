@@ -177,7 +177,7 @@ func TestMCPProtocol(t *testing.T) {
 		args map[string]any
 		kind string
 	}{
-		{"remember", map[string]any{"text": "-v is a flag-looking decision", "rationale": "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 leaked", "tags": []string{"mcp"}}, "decision"},
+		{"remember", map[string]any{"text": "-v is a flag-looking decision", "rationale": "token ghp_R7xk2Lq9ZpT4mWv8Nc3Hy6Jd1Fs5Gb0Ea2Ui leaked", "tags": []string{"mcp"}}, "decision"},
 		{"learn", map[string]any{"text": "Table-driven tests", "solution": "t.Run per case", "confidence": 0.9, "anti": false}, "pattern"},
 		{"fail", map[string]any{"error_type": "NonZeroExit", "text": "deploy.sh fails", "tool": "Bash"}, "failure"},
 		{"handoff", map[string]any{"text": "MCP server done", "next": []string{"write the README"}, "blocked": []string{"review"}}, "handoff"},
@@ -196,7 +196,7 @@ func TestMCPProtocol(t *testing.T) {
 	if shown := lore("list", "decision"); !strings.Contains(shown, "-v is a flag-looking decision") {
 		t.Errorf("a text starting with - was taken as a flag: %s", shown)
 	}
-	if raw, _ := exec.Command("grep", "-r", "ghp_abcdefghij", filepath.Join(repo, ".lore")).Output(); len(raw) > 0 {
+	if raw, _ := exec.Command("grep", "-r", "ghp_R7xk2Lq9", filepath.Join(repo, ".lore")).Output(); len(raw) > 0 {
 		t.Errorf("a secret reached .lore/ through MCP: %s", raw)
 	}
 

@@ -71,11 +71,13 @@ func (e *env) paint(k record.Kind, s string) string {
 }
 
 // listLine is a record on one line: short ID, date, kind, headline, status.
+// What comes from the record goes through termSafe; the kind is one lore
+// knows (a record's kind must match its ID) and keeps lore's own colour.
 func (e *env) listLine(r *record.Record) string {
 	status := ""
 	if r.Status != record.StatusActive {
-		status = " [" + r.Status + "]"
+		status = " [" + termSafe(inject.OneLine(r.Status)) + "]"
 	}
-	return fmt.Sprintf("%-13s %s  %-11s %s%s", r.Short(), r.Created.Format("2006-01-02"),
-		e.paint(r.Kind, string(r.Kind)), inject.OneLine(r.Title()), status)
+	return fmt.Sprintf("%-13s %s  %-11s %s%s", termSafe(r.Short()), r.Created.Format("2006-01-02"),
+		e.paint(r.Kind, string(r.Kind)), termSafe(inject.OneLine(r.Title())), status)
 }

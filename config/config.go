@@ -3,9 +3,11 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +23,8 @@ type Config struct {
 	Loop     LoopConfig          `toml:"loop"`
 	Weights  map[string]float64  `toml:"weights"`
 	Synonyms map[string][]string `toml:"synonyms"`
+	// Clamped notes each setting held to its bound.
+	Clamped []ConfigError `toml:"-"`
 }
 
 // InjectConfig tunes what the prompt hook injects.
@@ -138,7 +142,57 @@ func LoadConfig(dir string) (*Config, error) {
 	if cfg.Format > record.FormatVersion {
 		return nil, fmt.Errorf("%s:%d: %w", path, keyLine(data, "format"), &record.ErrNewerFormat{Version: cfg.Format})
 	}
-	return cfg, cfg.validate(path, data)
+	if err := cfg.validate(path, data); err != nil {
+		return nil, err
+	}
+	cfg.clamp(path, data)
+	return cfg, nil
+}
+
+// Bounds a repository's config.toml cannot go past: it is committed by
+// whoever can push, and these settings decide how much of the store an
+// agent is shown. Values past them are used at the bound, and Clamped says
+// so (lore doctor reports it).
+const (
+	MinRelevanceFloor = 0.5 // below it nearly every record passes the gate
+	MaxItemsCap       = 10  // whole items in one block
+	WeightCap         = 2.0 // a kind weight
+	SynonymsCap       = 100 // synonym groups
+	SynonymWordsCap   = 20  // words in one group
+)
+
+// clamp holds the settings to the bounds above, noting each change.
+func (c *Config) clamp(path string, data []byte) {
+	note := func(key, msg string) {
+		c.Clamped = append(c.Clamped, ConfigError{path, keyLine(data, key), fmt.Sprintf("key %q: %s", key, msg)})
+	}
+	if c.Inject.MinRelevance < MinRelevanceFloor {
+		note("min_relevance", fmt.Sprintf("%g is below %g, so lore uses %g", c.Inject.MinRelevance, MinRelevanceFloor, MinRelevanceFloor))
+		c.Inject.MinRelevance = MinRelevanceFloor
+	}
+	if c.Inject.MaxItems > MaxItemsCap {
+		note("max_items", fmt.Sprintf("%d is above %d, so lore uses %d", c.Inject.MaxItems, MaxItemsCap, MaxItemsCap))
+		c.Inject.MaxItems = MaxItemsCap
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Weights)) {
+		if w := c.Weights[k]; w > WeightCap {
+			note(k, fmt.Sprintf("weight %g is above %g, so lore uses %g", w, WeightCap, WeightCap))
+			c.Weights[k] = WeightCap
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Synonyms)) {
+		if ws := c.Synonyms[k]; len(ws) > SynonymWordsCap {
+			note(k, fmt.Sprintf("%d synonyms, more than %d: lore uses the first %d", len(ws), SynonymWordsCap, SynonymWordsCap))
+			c.Synonyms[k] = ws[:SynonymWordsCap]
+		}
+	}
+	if len(c.Synonyms) > SynonymsCap {
+		keys := slices.Sorted(maps.Keys(c.Synonyms))
+		note("synonyms", fmt.Sprintf("%d groups, more than %d: lore uses the first %d in alphabetical order", len(keys), SynonymsCap, SynonymsCap))
+		for _, k := range keys[SynonymsCap:] {
+			delete(c.Synonyms, k)
+		}
+	}
 }
 
 func (c *Config) validate(path string, data []byte) error {

@@ -102,10 +102,16 @@ func NewTarget(a Agent, scope, repoRoot, home string) (Target, error) {
 // to the binary.
 var loreCommand = regexp.MustCompile(`(^|[\s/\\"'])lore(\.exe)?["']?\s+inject\s+--stdin\b`)
 
-// Command is the hook command for binary.
-func Command(binary string) string {
+// Command is the hook command for binary at scope. A project-scope hook
+// lives in the repository's own settings, which the agent's host runs only
+// in folders the user trusted there: it tells lore so (--host-trusted), and
+// lore injects that repository's memory without its own trust list.
+func Command(binary, scope string) string {
 	if strings.ContainsAny(binary, " \t'\"") {
 		binary = `"` + strings.ReplaceAll(binary, `"`, `\"`) + `"`
+	}
+	if scope == "project" {
+		return binary + " inject --stdin --host-trusted"
 	}
 	return binary + " inject --stdin"
 }

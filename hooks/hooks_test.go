@@ -25,11 +25,12 @@ func TestObjectKeepsKeyOrder(t *testing.T) {
 }
 
 func TestCommandQuotingAndBinary(t *testing.T) {
-	for _, c := range []struct{ bin, cmd string }{
-		{"/usr/local/bin/lore", "/usr/local/bin/lore inject --stdin"},
-		{"/Users/Ada Lovelace/go/bin/lore", `"/Users/Ada Lovelace/go/bin/lore" inject --stdin`},
+	for _, c := range []struct{ bin, scope, cmd string }{
+		{"/usr/local/bin/lore", "user", "/usr/local/bin/lore inject --stdin"},
+		{"/usr/local/bin/lore", "project", "/usr/local/bin/lore inject --stdin --host-trusted"},
+		{"/Users/Ada Lovelace/go/bin/lore", "user", `"/Users/Ada Lovelace/go/bin/lore" inject --stdin`},
 	} {
-		got := Command(c.bin)
+		got := Command(c.bin, c.scope)
 		if got != c.cmd {
 			t.Errorf("Command(%q) = %q, want %q", c.bin, got, c.cmd)
 		}

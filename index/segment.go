@@ -149,9 +149,6 @@ func (e encodedSegment) open(name, tokVersion string) (*segment, error) {
 	return newSegment(name, hdr, e[1:])
 }
 
-// bytes is the segment as one buffer, as it is on disk.
-func (e encodedSegment) bytes() []byte { return slices.Concat(e...) }
-
 func u32(b []byte, i int) int { return int(binary.LittleEndian.Uint32(b[4*i:])) }
 
 // str reads an interned string at offset ref; the bytes are the mapping's.

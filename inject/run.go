@@ -15,6 +15,7 @@ import (
 	"lore/receipts"
 	"lore/record"
 	"lore/store"
+	"lore/trust"
 )
 
 // HookDeadline bounds a hook's work: past it, the hook answers from what it
@@ -108,7 +109,16 @@ type HookEnv struct {
 	StoreDir   string // --dir, if given
 	BudgetFlag int
 	Now        time.Time
+	// HostTrusted: the hook runs from the repository's own settings, which
+	// the host runs only where the user trusted the folder.
+	HostTrusted bool
 }
+
+// Untrusted is the one line a session starts with in a repository whose
+// memory the user has not trusted; prompts get nothing.
+const Untrusted = "--- Lore Context (untrusted repository) ---\n" +
+	"This repository has lore memory in .lore/ that the user has not trusted on this machine, so none of it is shown. " +
+	"To use it, the user runs 'lore trust' in the repository.\n" + footer
 
 // RunHook answers one hook invocation: it reads the host's JSON from in and
 // writes the answer to out, or nothing. Every failure is returned for the
@@ -141,6 +151,17 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		now = s.Clock()
 	}
 	repoDir := filepath.Dir(s.Dir)
+	if !env.HostTrusted && !trust.Trusted(env.Getenv, s.Dir) {
+		if !hin.IsSessionStart() {
+			return errors.New("untrusted repository: nothing is injected (lore trust)")
+		}
+		b, err := MarshalHookOutput(hin.Event, Untrusted)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(b)
+		return err
+	}
 	if hin.IsStop() {
 		reason := stop(ctx, hin, s, repoDir)
 		if reason == "" {

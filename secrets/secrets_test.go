@@ -5,34 +5,31 @@ import (
 	"testing"
 )
 
-// Real-looking samples of each secret kind (none is a live credential).
+// Real-format samples (none is a live credential): a few of gitleaks'
+// rules, and every rule of lore's own. gitleaks_test.go runs the whole
+// gitleaks corpus.
 func TestScrubRedactsSecrets(t *testing.T) {
 	for _, c := range []struct{ in, kind, keep string }{
-		{"key AKIAIOSFODNN7EXAMPLE in the env", "aws-access-key-id", "key "},
-		{"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws-secret-access-key", "aws_secret_access_key = "},
-		{`{"type": "service_account", "private_key_id": "3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c"}`, "gcp-private-key-id", `"private_key_id": "`},
-		{"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----", "private-key", ""},
-		{"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "private-key", ""},
-		{"push with ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 now", "github-token", "push with "},
-		{"github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456", "github-token", ""},
-		{"CI uses glpat-xxXXxxXXxxXXxxXXxx12", "gitlab-token", "CI uses "},
-		{"bot token xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "slack-token", "bot token "},
-		{"hook https://hooks.slack.com/services/T0123ABCD/B0123ABCD/abcdefghijklmnopqrstuvwx", "slack-webhook", "hook "},
-		{"stripe sk_live_51H8xYzAbCdEfGhIjKlMnOpQr", "stripe-key", "stripe "},
-		{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz012345", "openai-key", "OPENAI_API_KEY="},
-		{"use sk-ant-api03-abcdefghijklmnopqrstuvwxyz-0123456789", "anthropic-key", "use "},
-		{"Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt", "Bearer "},
+		{"key AKIAZ3MSJV4WWNKWW5FG in the env", "aws-access-token", "key "},
+		{"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7aQ2n8W1vXq9Lr0kP3sT5uY7zB4cD6eF8gH0iJ2kL\n-----END PRIVATE KEY-----", "private-key", ""},
+		{"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "private-key-block", ""},
+		{"push with ghp_R7xk2Lq9ZpT4mWv8Nc3Hy6Jd1Fs5Gb0Ea2Ui now", "github-pat", "push with "},
+		{"CI uses glpat-9zXkQ2mLp4Rt7Wv1Yb3N", "gitlab-pat", "CI uses "},
+		{"bot token xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "slack-bot-token", "bot token "},
 		{"DATABASE_URL=postgres://app:s3cr3tPassw0rd@db.internal:5432/app", "url-password", "postgres://app:"},
-		{"set password=hunter22 in staging", "secret", "set password="},
-		{`token: "a8f5f167f44f4964e6c998dee827110c"`, "secret", "token: "},
-		{"client_secret='abc123xyz789'", "secret", "client_secret="},
+		{"cache at redis://:Kq8zP2mX@cache:6379/0", "url-password", "redis://:"},
+		{"set password=hunter22 in staging", "credential-assignment", "set password="},
+		{"export DB_PASSWORD=Tr0ub4dor in the shell", "credential-assignment", "export DB_PASSWORD="},
+		{`{"token": "a8f5f167f44f4964e6c998dee827110c"}`, "", `{"token": "`},
+		{"Authorization: Basic dXNlcjpwYXNzd29yZA== was sent", "authorization-header", "Authorization: Basic "},
+		{"curl -H 'Authorization: Bearer abc123def456ghi789' https://api", "", "Bearer "},
 	} {
 		got, kinds := Scrub(c.in)
-		if len(kinds) == 0 || kinds[0] != c.kind {
+		if len(kinds) == 0 || c.kind != "" && kinds[0] != c.kind {
 			t.Errorf("Scrub(%q): kinds %v, want %s (got %q)", c.in, kinds, c.kind, got)
 			continue
 		}
-		if !strings.Contains(got, "[REDACTED:"+c.kind+"]") || !strings.Contains(got, c.keep) {
+		if !strings.Contains(got, "[REDACTED:"+kinds[0]+"]") || !strings.Contains(got, c.keep) {
 			t.Errorf("Scrub(%q) = %q", c.in, got)
 		}
 	}
@@ -69,5 +66,43 @@ func TestScrubDropsPrivateSpans(t *testing.T) {
 	got, _ = Scrub("keep this <PRIVATE>unclosed secret to the end")
 	if got != "keep this " {
 		t.Errorf("unclosed span: %q", got)
+	}
+}
+
+// The cases a memory meets beyond provider formats: env files, settings,
+// headers, URLs and key blocks, each inside a sentence. The secret must go;
+// the words around it stay.
+func TestScrubMemoryCases(t *testing.T) {
+	for _, c := range []struct{ in, secret string }{
+		{"the fix was DB_PASSWORD=Xk3!v9Lp2q in .env.local", "Xk3!v9Lp2q"},
+		{"CI needed GITHUB_TOKEN=ghs_4bXz9QmT2kLp7RvW1yN8cD5fH3jG6sA0eU2i", "ghs_4bXz9QmT2kLp7RvW1yN8cD5fH3jG6sA0eU2i"},
+		{"rails wants SECRET_KEY_BASE=9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},
+		{`the response had {"token": "tk_8Hq2LmZ9xV4cR7pN1wY6"} in it`, "tk_8Hq2LmZ9xV4cR7pN1wY6"},
+		{"config.yaml: api_key: 7b1e4c9a2f6d8e0b3a5c7d9e1f2a4b6c", "7b1e4c9a2f6d8e0b3a5c7d9e1f2a4b6c"},
+		{"redis://:Kq8zP2mXw4@cache.internal:6379/0 is the broker", "Kq8zP2mXw4"},
+		{"amqp://guest:S3cretRabbit!@mq:5672 worked", "S3cretRabbit!"},
+		{"mongodb+srv://admin:Mng0Pass2024@cluster0.example.net/db", "Mng0Pass2024"},
+		{"ftp://deploy:Ftp-9xKq@files.example.com/upload", "Ftp-9xKq"},
+		{"sent Authorization: Basic ZGVwbG95OnMzY3IzdFBhc3M= to the API", "ZGVwbG95OnMzY3IzdFBhc3M="},
+		{"header Authorization: Bearer 4f8a2c9e1b7d3f6a0c5e8b2d9f1a7c3e", "4f8a2c9e1b7d3f6a0c5e8b2d9f1a7c3e"},
+		{"X-Api-Key: q8Wm2Zr5Tn7Kp1Vx3Yb9 in the request", "q8Wm2Zr5Tn7Kp1Vx3Yb9"},
+		{"export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Lk2Mn4P", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Lk2Mn4P"},
+		{"STRIPE_SECRET=sk_live_51Mz8QkLp2Xv9Tr4Wn7Yb3Ca6", "sk_live_51Mz8QkLp2Xv9Tr4Wn7Yb3Ca6"},
+		{"password: \"c0rrect-h0rse-battery\" in the fixture", "c0rrect-h0rse-battery"},
+		{"MYSQL_ROOT_PASSWORD: Rt9#mK2vQ in docker-compose", "Rt9#mK2vQ"},
+		{"set npm_config_//registry.npmjs.org/:_authToken=npm_Q8kz2LmP9xV4cR7tN1wY6bH3jG5sA0eU2iFd", "npm_Q8kz2LmP9xV4cR7tN1wY6bH3jG5sA0eU2iFd"},
+		{"PGPASSWORD=pg-Secr3t-2024 psql -h db", "pg-Secr3t-2024"},
+		{"client_secret = 'Zx9!Qw2#Er4$Ty6'", "Zx9!Qw2#Er4$Ty6"},
+		{"ssh key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n(cut)", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"},
+		{"the JWT was eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib2IiLCJyb2xlIjoiYWRtaW4ifQ.Xq2LmZ9xV4cR7pN1wY6bH3jG5sA0eU2iFdKoTp8", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib2IiLCJyb2xlIjoiYWRtaW4ifQ.Xq2LmZ9xV4cR7pN1wY6bH3jG5sA0eU2iFdKoTp8"},
+	} {
+		got, kinds := Scrub(c.in)
+		if len(kinds) == 0 || strings.Contains(got, c.secret) {
+			t.Errorf("Scrub(%q) = %q (%v): the secret %q stays", c.in, got, kinds, c.secret)
+		}
+		before, after, _ := strings.Cut(c.in, c.secret)
+		if !strings.HasPrefix(got, before) || !strings.HasSuffix(got, after) {
+			t.Errorf("Scrub(%q) = %q: more than the secret went", c.in, got)
+		}
 	}
 }

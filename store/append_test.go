@@ -11,7 +11,7 @@ import (
 
 func TestAppendScrubsEveryField(t *testing.T) {
 	s := newTestStore(t)
-	r, _ := s.New(record.Handoff, "rotated ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", []string{"ops"})
+	r, _ := s.New(record.Handoff, "rotated ghp_R7xk2Lq9ZpT4mWv8Nc3Hy6Jd1Fs5Gb0Ea2Ui", []string{"ops"})
 	r.Next = []string{"use password=hunter22 once"}
 	r.Blocked = []string{"<private>ask Bob for the key</private>waiting on Bob"}
 	if err := s.Append(r); err != nil {

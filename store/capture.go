@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"lore/record"
+	"lore/secrets"
 )
 
 // ErrEmptyText is returned for a capture with nothing to say.
@@ -27,9 +28,19 @@ func (s *Store) New(k record.Kind, text string, tags []string) (*record.Record, 
 	}
 	now := s.Clock()
 	o := s.Origin()
+	// Tags are scrubbed before they are lower-cased: many credential
+	// formats are case-sensitive (an AWS key ID, a JWT).
+	scrubbed := make([]string, len(tags))
+	for i, t := range tags {
+		var kinds []string
+		scrubbed[i], kinds = secrets.Scrub(t)
+		for _, k := range kinds {
+			s.Redacted = append(s.Redacted, secrets.Finding{Kind: k, Field: "tags"})
+		}
+	}
 	return &record.Record{
 		V: record.FormatVersion, ID: record.NewID(k, now), Kind: k, Time: now, Created: now,
-		Text: text, Tags: NormalizeTags(tags),
+		Text: text, Tags: NormalizeTags(scrubbed),
 		Author: o.Author, Branch: o.Branch, Commit: o.Commit,
 	}, nil
 }

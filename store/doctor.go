@@ -1,8 +1,10 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,7 +22,7 @@ import (
 type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
-	Kind    string `json:"kind"` // malformed, torn, conflict, tie, newer-format, attributes, temp-file, secret
+	Kind    string `json:"kind"` // malformed, torn, conflict, tie, newer-format, attributes, temp-file, secret, config
 	Message string `json:"message"`
 	Fixable bool   `json:"fixable"`
 	Fixed   bool   `json:"fixed"`
@@ -41,10 +43,12 @@ const tempAge = time.Minute
 // Doctor checks the store: every shard parses, no torn tails or conflict
 // markers, no same-timestamp conflicts between versions, no record from a
 // newer format, lore's .gitattributes and .gitignore, no leftover temporary
-// files, no secret already in the store. With fix it repairs what is safe:
-// torn tails and unparseable lines (moved to .lore/.local/quarantine),
-// conflict-marker lines in JSONL shards, the attribute files, old
-// temporary files. A rewrite that would lose a record is refused.
+// files, no secret already in the store. With fix it repairs only what it
+// can prove holds no record: a JSONL shard's torn tail (an interrupted
+// append) and its conflict-marker lines, both moved to
+// .lore/.local/quarantine; the attribute files; old temporary files. A line
+// or table that does not read is reported with the fix to make by hand and
+// never removed: it may be a record with a typo, and shards are committed.
 func (s *Store) Doctor(fix bool) ([]Problem, error) {
 	var probs []Problem
 	if fix {
@@ -80,6 +84,9 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 	}
 	for _, r := range results {
 		probs = append(probs, r.secrets...)
+	}
+	for _, c := range s.Config.Clamped {
+		probs = append(probs, Problem{File: s.Rel(c.File), Line: c.Line, Kind: "config", Message: c.Msg})
 	}
 	probs = append(probs, s.checkAttributes(fix)...)
 	tmp, err := s.checkTempFiles(fix)
@@ -124,7 +131,12 @@ func (s *Store) checkShards(files []string, fix bool) []shardCheck {
 	return out
 }
 
-// checkShard reports a shard's problems and, with fix, repairs it.
+// checkShard reports a shard's problems and, with fix, repairs it. Shards
+// are committed, so whatever a repair takes out of one is deleted for
+// everyone at the next commit: it takes out only bytes it can prove are not
+// a record (see repairable) and keeps them in the quarantine. A line or
+// table that does not read but may be a record someone mistyped is left
+// exactly as it is and reported with the fix to make by hand.
 func (s *Store) checkShard(path string, fix bool) ([]Problem, []*record.Record, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -140,18 +152,11 @@ func (s *Store) checkShard(path string, fix bool) ([]Problem, []*record.Record, 
 	if err != nil {
 		return nil, nil, err
 	}
+	lines := strings.SplitAfter(string(data), "\n")
 	var probs []Problem
 	drop := map[int]bool{} // line numbers to take out (1-based)
 	for _, w := range warns {
-		p := Problem{File: name, Line: w.Pos.Line, Message: w.Msg, Fixable: true}
-		switch w.Kind {
-		case record.WarnTorn:
-			p.Kind = "torn"
-		case record.WarnConflict:
-			p.Kind, p.Fixable = "conflict", !toml
-		default:
-			p.Kind = "malformed"
-		}
+		p := diagnose(name, w, lines, toml)
 		if p.Fixable {
 			drop[w.Pos.Line] = true
 		}
@@ -160,53 +165,115 @@ func (s *Store) checkShard(path string, fix bool) ([]Problem, []*record.Record, 
 	if !fix || len(drop) == 0 {
 		return probs, recs, nil
 	}
-	lines := strings.SplitAfter(string(data), "\n")
-	if toml {
-		// A bad table goes whole: from its header to the next one.
-		chunks, _ := record.SplitTables(data)
-		for line := range drop {
-			for i, c := range chunks {
-				end := len(lines) + 1
-				if i+1 < len(chunks) {
-					end = chunks[i+1].Line
-				}
-				if line >= c.Line && line < end {
-					for l := c.Line; l < end; l++ {
-						drop[l] = true
-					}
-				}
-			}
-		}
-	}
-	var kept, out []string
+	// Only whole dropped lines go; every other byte stays where it was.
+	var kept, out strings.Builder
 	for i, l := range lines {
-		switch {
-		case !drop[i+1]:
-			kept = append(kept, l)
-		case toml || !record.IsConflictMarker([]byte(l)):
-			out = append(out, strings.TrimRight(l, "\n"))
+		if drop[i+1] {
+			out.WriteString(l)
+		} else {
+			kept.WriteString(l)
 		}
 	}
-	newData := []byte(strings.Join(kept, ""))
-	if len(newData) > 0 && newData[len(newData)-1] != '\n' {
-		newData = append(newData, '\n')
-	}
-	q, err := s.quarantine(path, out)
+	q, err := s.quarantine(path, []byte(out.String()))
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := s.rewriteShard(path, data, newData, nil); err != nil {
+	if err := s.rewriteShard(path, data, []byte(kept.String()), nil); err != nil {
 		return nil, nil, err
 	}
 	for i := range probs {
 		if probs[i].Fixable {
 			probs[i].Fixed = true
-			if q != "" && probs[i].Kind != "conflict" {
-				probs[i].Message += "; moved to " + s.Rel(q)
-			}
+			probs[i].Message += "; moved to " + s.Rel(q)
 		}
 	}
 	return probs, recs, nil
+}
+
+// byHand ends the message of a problem doctor will not repair.
+func byHand(what string) string {
+	return "lore leaves it as it is: edit " + what + " by hand, then run 'lore doctor' again"
+}
+
+// diagnose turns a reader's warning into a problem: what is wrong, and
+// whether --fix may take the line out.
+func diagnose(name string, w record.Warning, lines []string, toml bool) Problem {
+	p := Problem{File: name, Line: w.Pos.Line, Kind: "malformed"}
+	switch {
+	case toml && w.Kind == record.WarnConflict:
+		// Both sides of a conflict inside a table are edits of the same
+		// keys: without the markers the table still needs a person.
+		p.Kind = "conflict"
+		p.Message = "git conflict marker in a patterns file (keep what each side meant, drop the marker lines); " + byHand("the table")
+	case toml && w.Kind == record.WarnTorn:
+		// A table cut off at the end of the file may be an interrupted
+		// write or a hand edit without a final newline, and an append cut
+		// before its header is read as part of the table above it: lore
+		// cannot tell a fragment from a record, so it refuses.
+		p.Message = w.Msg + " (the file ends inside this table: if it is the rest of an interrupted write, delete it); " + byHand("the table")
+	case toml && beforeTables(lines, w.Pos.Line):
+		p.Message = w.Msg + " (start a table with [[pattern]] above it, or make it a # comment); " + byHand("the line")
+	case toml:
+		p.Message = w.Msg + "; " + byHand("the table")
+	case w.Kind == record.WarnConflict:
+		p.Kind, p.Fixable, p.Message = "conflict", true, w.Msg
+	case repairable(lines, w.Pos.Line):
+		p.Kind, p.Fixable, p.Message = "torn", true, "torn last line (an interrupted write: no newline, JSON cut short)"
+	default:
+		line := lineAt(lines, w.Pos.Line)
+		_, err := record.UnmarshalLine([]byte(line))
+		p.Message = "malformed record skipped"
+		if err != nil {
+			p.Message += ": " + err.Error()
+		}
+		if cutOff(line) {
+			p.Message += " (the line is cut off: if it is the rest of an interrupted write, delete it)"
+		}
+		p.Message += "; " + byHand("the line")
+	}
+	return p
+}
+
+// repairable reports whether JSONL line n (1-based) is provably a torn
+// tail, not a record: the last line of the file, without its newline (lore
+// writes a record and its newline in one write, so only an interrupted
+// write or a hand edit leaves it off), and a JSON object cut short, not one
+// with a mistake inside it. A tail that is whole JSON, valid or not as a
+// record, was written by someone and stays.
+func repairable(lines []string, n int) bool {
+	if n != len(lines) || strings.HasSuffix(lines[n-1], "\n") {
+		return false
+	}
+	return cutOff(lineAt(lines, n))
+}
+
+// cutOff reports whether line is the start of a JSON object that ends
+// early: the decoder runs out of input before it finds anything wrong.
+func cutOff(line string) bool {
+	if !strings.HasPrefix(line, "{") {
+		return false
+	}
+	var v any
+	return errors.Is(json.NewDecoder(strings.NewReader(line)).Decode(&v), io.ErrUnexpectedEOF)
+}
+
+// beforeTables reports whether line n (1-based) of a patterns file comes
+// before its first [[pattern]] header: stray text, not part of a table.
+func beforeTables(lines []string, n int) bool {
+	for _, l := range lines[:min(n, len(lines))] {
+		if strings.TrimSpace(l) == "[[pattern]]" {
+			return false
+		}
+	}
+	return true
+}
+
+// lineAt is line n (1-based) without its line ending, as the reader saw it.
+func lineAt(lines []string, n int) string {
+	if n < 1 || n > len(lines) {
+		return ""
+	}
+	return strings.TrimSpace(lines[n-1])
 }
 
 func (s *Store) checkAttributes(fix bool) []Problem {

@@ -49,10 +49,10 @@ func (s *Store) rewriteShard(path string, old, new []byte, drop map[string]bool)
 	return nil
 }
 
-// quarantine keeps lines taken out of a shard in .lore/.local/quarantine,
-// so a repair never throws text away.
-func (s *Store) quarantine(path string, lines []string) (string, error) {
-	if len(lines) == 0 {
+// quarantine keeps the bytes a repair took out of a shard, exactly as they
+// were, in .lore/.local/quarantine, so a repair never throws text away.
+func (s *Store) quarantine(path string, removed []byte) (string, error) {
+	if len(removed) == 0 {
 		return "", nil
 	}
 	rel, err := filepath.Rel(s.Dir, path)
@@ -61,7 +61,7 @@ func (s *Store) quarantine(path string, lines []string) (string, error) {
 	}
 	name := strings.NewReplacer("/", "_", "\\", "_").Replace(rel)
 	q := filepath.Join(s.Dir, LocalDir, "quarantine", fmt.Sprintf("%s.%d.txt", name, s.Clock().UnixNano()))
-	if err := WriteAtomic(q, []byte(strings.Join(lines, "\n")+"\n")); err != nil {
+	if err := WriteAtomic(q, removed); err != nil {
 		return "", err
 	}
 	return q, nil

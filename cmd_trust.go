@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"lore/trust"
+)
+
+const trustHelp = `Usage: lore trust [--revoke | --list]
+
+Lets lore's hooks inject this repository's memory. .lore/ arrives with every
+clone and is written by whoever could push; what it says reaches an agent
+that runs commands, so lore injects a store only where you said so:
+
+  - a store you created here with lore init;
+  - a repository you trusted with lore trust;
+  - a hook lore hooks install wrote into the repository's own settings
+    (--scope project): the agent runs those only in folders you trusted in
+    the agent itself.
+
+With a hook at user scope, a repository you have not trusted gets one line
+at session start saying it has memory, and nothing on prompts. lore's own
+commands (resume, search, show) read any store: you ran them.
+
+The list is kept outside every repository, in lore's directory of your
+configuration directory ($XDG_CONFIG_HOME/lore/trusted, or
+~/.config/lore/trusted), one store per line.
+
+Flags:
+      --revoke   stop trusting this repository's memory
+      --list     print the trusted stores`
+
+func cmdTrust(_ context.Context, e *env, args []string) error {
+	fs := newFlags("trust")
+	revoke := fs.Bool("revoke", false, "stop trusting this repository's memory")
+	list := fs.Bool("list", false, "print the trusted stores")
+	if err := e.parse(fs, trustHelp, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("run 'lore trust --help'", "trust takes no arguments")
+	}
+	if *revoke && *list {
+		return usageError("", "trust: --revoke and --list do not go together")
+	}
+	if *list {
+		stores, err := trust.List(e.getenv)
+		if err != nil {
+			return err
+		}
+		for _, s := range stores {
+			fmt.Fprintln(e.stdout, s)
+		}
+		return nil
+	}
+	s, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	if *revoke {
+		removed, err := trust.Remove(e.getenv, s.Dir)
+		if err != nil {
+			return err
+		}
+		if !removed {
+			fmt.Fprintf(e.stderr, "lore: %s was not trusted\n", s.Dir)
+			return nil
+		}
+		fmt.Fprintf(e.stderr, "lore: hooks no longer inject %s\n", s.Dir)
+		return nil
+	}
+	added, err := trust.Add(e.getenv, s.Dir)
+	if err != nil {
+		return err
+	}
+	if !added {
+		fmt.Fprintf(e.stderr, "lore: %s is already trusted\n", s.Dir)
+		return nil
+	}
+	fmt.Fprintf(e.stderr, "lore: hooks now inject %s\n", s.Dir)
+	return nil
+}

@@ -1,0 +1,243 @@
+package secrets
+
+import (
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// rule is a ruleSpec ready to run: its regex and allowlists compile the
+// first time one of its keywords appears in a text.
+type rule struct {
+	ruleSpec
+	compiled func() compiledRule
+}
+
+type compiledRule struct {
+	re    *regexp.Regexp
+	allow []allowlist
+}
+
+type allowlist struct {
+	target    string
+	and       bool
+	regexes   []*regexp.Regexp
+	stopwords []string
+}
+
+func compileAllow(a allowSpec) allowlist {
+	out := allowlist{target: a.target, and: a.and}
+	for _, re := range a.regexes {
+		out.regexes = append(out.regexes, regexp.MustCompile(re))
+	}
+	for _, w := range a.stopwords {
+		out.stopwords = append(out.stopwords, strings.ToLower(w))
+	}
+	return out
+}
+
+// ruleSet is every rule, gitleaks' then lore's, with an index from the
+// first two (lower-cased ASCII) bytes of each keyword to the keywords and
+// the rules they unlock, so finding which rules apply to a text is one
+// pass over it.
+type ruleSet struct {
+	rules   []rule
+	global  func() allowlist
+	first   [1 << 16]uint16 // 1 + the index in buckets; 0: no keyword starts so
+	buckets [][]keyword
+}
+
+type keyword struct {
+	word  string
+	rules []int
+}
+
+var rules = sync.OnceValue(func() *ruleSet {
+	rs := &ruleSet{global: sync.OnceValue(func() allowlist { return compileAllow(gitleaksGlobal) })}
+	byWord := map[string][]int{}
+	for i, spec := range slices.Concat(gitleaksRules, loreRules) {
+		rs.rules = append(rs.rules, rule{ruleSpec: spec, compiled: sync.OnceValue(func() compiledRule {
+			c := compiledRule{re: regexp.MustCompile(spec.regex)}
+			for _, a := range spec.allow {
+				c.allow = append(c.allow, compileAllow(a))
+			}
+			return c
+		})})
+		for _, w := range spec.keywords {
+			w = strings.ToLower(w)
+			byWord[w] = append(byWord[w], i)
+		}
+	}
+	for _, w := range slices.Sorted(maps.Keys(byWord)) {
+		k := key(w[0], w[1])
+		if rs.first[k] == 0 {
+			rs.buckets = append(rs.buckets, nil)
+			rs.first[k] = uint16(len(rs.buckets))
+		}
+		rs.buckets[rs.first[k]-1] = append(rs.buckets[rs.first[k]-1], keyword{w, byWord[w]})
+	}
+	return rs
+})
+
+func key(a, b byte) int { return int(lowerASCII(a))<<8 | int(lowerASCII(b)) }
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// candidates are the rules one of whose keywords text contains, in order.
+func (rs *ruleSet) candidates(text string) []int {
+	var hit []bool
+	for i := 0; i+1 < len(text); i++ {
+		b := rs.first[key(text[i], text[i+1])]
+		if b == 0 {
+			continue
+		}
+		for _, kw := range rs.buckets[b-1] {
+			if len(text)-i >= len(kw.word) && equalFoldASCII(text[i:i+len(kw.word)], kw.word) {
+				if hit == nil {
+					hit = make([]bool, len(rs.rules))
+				}
+				for _, r := range kw.rules {
+					hit[r] = true
+				}
+			}
+		}
+	}
+	var out []int
+	for i, h := range hit {
+		if h {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func equalFoldASCII(s, lower string) bool {
+	for i := range len(lower) {
+		if lowerASCII(s[i]) != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// span is a secret found in a text: text[start:end], by rule id.
+type span struct {
+	start, end int
+	id         string
+}
+
+// find returns the secrets in text, sorted and without overlaps (the
+// earlier start wins, then the longer).
+func find(text string) []span {
+	rs := rules()
+	var found []span
+	for _, ri := range rs.candidates(text) {
+		r := &rs.rules[ri]
+		c := r.compiled()
+		for _, m := range c.re.FindAllStringSubmatchIndex(text, -1) {
+			start, end := secretSpan(m, r.secretGroup)
+			if start < 0 || start == end {
+				continue
+			}
+			secret := text[start:end]
+			if r.entropy != 0 && shannon(secret) <= r.entropy {
+				continue
+			}
+			if r.valid != nil && !r.valid(secret) {
+				continue
+			}
+			match, line := text[m[0]:m[1]], lineAround(text, m[0], m[1])
+			if g := rs.global(); allowed(g, secret, match, line) || slices.ContainsFunc(c.allow, func(a allowlist) bool { return allowed(a, secret, match, line) }) {
+				continue
+			}
+			found = append(found, span{start, end, r.id})
+		}
+	}
+	slices.SortFunc(found, func(a, b span) int {
+		if a.start != b.start {
+			return a.start - b.start
+		}
+		return b.end - a.end
+	})
+	out := found[:0]
+	for _, s := range found {
+		if n := len(out); n > 0 && s.start < out[n-1].end {
+			out[n-1].end = max(out[n-1].end, s.end)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// secretSpan is where the secret is in a match, as gitleaks takes it: the
+// rule's secret group, or else the first non-empty group, or else the
+// match, without surrounding newlines.
+func secretSpan(m []int, group int) (int, int) {
+	switch {
+	case group > 0:
+		if 2*group+1 >= len(m) {
+			return -1, -1
+		}
+		return m[2*group], m[2*group+1]
+	case len(m) > 2:
+		for g := 1; 2*g+1 < len(m); g++ {
+			if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
+				return m[2*g], m[2*g+1]
+			}
+		}
+	}
+	return m[0], m[1]
+}
+
+func lineAround(text string, start, end int) string {
+	from := strings.LastIndexByte(text[:start], '\n') + 1
+	to := strings.IndexByte(text[end:], '\n')
+	if to < 0 {
+		return text[from:]
+	}
+	return text[from : end+to]
+}
+
+// allowed applies one allowlist as gitleaks does.
+func allowed(a allowlist, secret, match, line string) bool {
+	target := secret
+	switch a.target {
+	case "match":
+		target = match
+	case "line":
+		target = line
+	}
+	regex := slices.ContainsFunc(a.regexes, func(re *regexp.Regexp) bool { return re.MatchString(target) })
+	lower := strings.ToLower(secret)
+	stop := slices.ContainsFunc(a.stopwords, func(w string) bool { return strings.Contains(lower, w) })
+	if !a.and {
+		return regex || stop
+	}
+	return (len(a.regexes) == 0 || regex) && (len(a.stopwords) == 0 || stop)
+}
+
+// shannon is the Shannon entropy of s in bits per byte, as gitleaks
+// computes it.
+func shannon(s string) float64 {
+	var counts [256]int
+	for i := range len(s) {
+		counts[s[i]]++
+	}
+	e := 0.0
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / float64(len(s))
+			e -= p * math.Log2(p)
+		}
+	}
+	return e
+}

@@ -1,0 +1,120 @@
+package secrets
+
+import (
+	"regexp"
+	"sync"
+	"unicode"
+)
+
+// ruleSpec is one detection rule as gitleaks writes it: a regex, the
+// submatch holding the secret (0: the first non-empty one, or the whole
+// match), a minimum Shannon entropy of the secret (0: none), keywords of
+// which one must appear in the text (case-insensitively) before the regex
+// runs, and allowlists. lore's own rules add valid, a check of the value.
+type ruleSpec struct {
+	id          string
+	regex       string
+	secretGroup int
+	entropy     float64
+	keywords    []string
+	allow       []allowSpec
+	valid       func(secret string) bool
+}
+
+// allowSpec is a gitleaks allowlist: a finding is allowed when one of its
+// regexes matches the target (the secret, the whole match, or the line)
+// or the secret contains a stopword; with and, every listed check must.
+type allowSpec struct {
+	target    string // "", "match" or "line"
+	and       bool
+	regexes   []string
+	stopwords []string
+}
+
+// loreRules are what a memory needs on top of gitleaks' rules, which look
+// for credentials by provider: a credential assigned to any name that says
+// it is one (DB_PASSWORD=, "token": "…", api-key:), an Authorization
+// header, and a password in any URL scheme. Their values must look like a
+// credential, so prose ("password: must be at least 12 characters") and
+// configuration (token_ttl = 3600) stay as written; and a private key
+// block cut short.
+var loreRules = []ruleSpec{
+	{
+		// gitleaks' private-key wants the END line; a key pasted into a
+		// note is often cut short.
+		id:       "private-key-block",
+		regex:    `(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:\s{0,2}[A-Za-z-]+:[^\n]*)*(?:\s{0,2}[A-Za-z0-9+/=]{16,})*(?:\s{0,2}-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----)?`,
+		keywords: []string{"-----begin"},
+	},
+	{
+		id: "credential-assignment",
+		regex: `(?i)(?:password|passwd|pwd|passphrase|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|auth[_.-]?key|credentials?)[a-z0-9_.-]*["']?` +
+			`\s*(?::=|=>|[:=])\s*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;]+))`,
+		keywords: []string{"pass", "pwd", "secret", "token", "key", "credential"},
+		valid:    looksLikeCredential,
+	},
+	{
+		id:       "authorization-header",
+		regex:    `(?i)\b(?:authorization|proxy-authorization)\s*[:=]\s*["']?(?:basic|bearer|token|digest|apikey)\s+([A-Za-z0-9._~+/=:-]{8,})`,
+		keywords: []string{"authorization"},
+		valid:    looksLikeCredential,
+	},
+	{
+		id:       "url-password",
+		regex:    `\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*:([^/\s@]+)@`,
+		keywords: []string{"://"},
+		valid:    func(s string) bool { return !placeholder(s) },
+	},
+}
+
+// looksLikeCredential rejects values that are not secrets: placeholders
+// and references, numbers, constant names, single ordinary words.
+func looksLikeCredential(v string) bool {
+	if placeholder(v) || len(v) < 6 || constantName().MatchString(v) || codeReference().MatchString(v) {
+		return false
+	}
+	var lower, upper, digit, other bool
+	for _, r := range v {
+		switch {
+		case unicode.IsLower(r):
+			lower = true
+		case unicode.IsUpper(r):
+			upper = true
+		case unicode.IsDigit(r):
+			digit = true
+		default:
+			other = true
+		}
+	}
+	if !lower && !upper {
+		return false // digits and punctuation: a number, a duration, a version
+	}
+	if len(v) >= 16 {
+		return true
+	}
+	// A short value counts when it mixes classes, as passwords do; a
+	// single word ("required", "enabled") does not.
+	classes := 0
+	for _, c := range []bool{lower, upper, digit, other} {
+		if c {
+			classes++
+		}
+	}
+	return classes >= 2
+}
+
+// The patterns compile on first use: only write paths scrub, and the hook
+// must not pay for them at start.
+var (
+	placeholderRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%|\{\{.*\}\}|<[^>]*>|\[REDACTED[^\]]*\]|[*xX.•]+|null|none|nil|true|false|undefined|changeme|example|placeholder|your[_-].*|process\.env\..*|os\.environ.*|env\(.*\)|getenv\(.*\))$`)
+	})
+	constantName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`) })
+	// A call or a dotted name is code that reads the value, not the value:
+	// document.querySelector('#password'), config.db.password.
+	codeReference = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(.*|\.[A-Za-z_$][\w$]*)$`)
+	})
+)
+
+func placeholder(v string) bool { return placeholderRE().MatchString(v) }

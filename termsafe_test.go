@@ -1,0 +1,78 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"lore/record"
+)
+
+func TestTermSafe(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain text", "plain text"},
+		{"café ☕ 👩‍👩‍👧 kept", "café ☕ 👩‍👩‍👧 kept"}, // the zero-width joiner builds the emoji
+		{"two\nlines\tand a tab", "two\nlines\tand a tab"},
+		{"\x1b[31mred\x1b[0m", `\x1b[31mred\x1b[0m`},
+		{"\x1b]8;;https://evil.example\x07click\x1b]8;;\x1b\\", `\x1b]8;;https://evil.example\x07click\x1b]8;;\x1b\`},
+		{"ding\x07", `ding\x07`},
+		{"safe\rEVIL", `safe\rEVIL`},
+		{"nul\x00 del\x7f", `nul\x00 del\x7f`},
+		{"c1 \u009b31m", `c1 \u009b31m`},
+		{"raw \x9b31m byte", `raw \x9b31m byte`},
+		{"abc\u202edcba", `abc\u202edcba`},
+		{"line\u2028sep", `line\u2028sep`},
+	} {
+		if got := termSafe(c.in); got != c.want {
+			t.Errorf("termSafe(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// Whatever goes in, nothing a terminal acts on comes out.
+func TestTermSafeLeavesNoControls(t *testing.T) {
+	var b strings.Builder
+	for r := rune(0); r < 0x3000; r++ {
+		b.WriteRune(r)
+	}
+	for c := 0x80; c < 0x100; c++ {
+		b.WriteByte(byte(c)) // stray bytes, not UTF-8
+	}
+	out := termSafe(b.String())
+	if !utf8.ValidString(out) {
+		t.Fatal("output is not UTF-8")
+	}
+	for _, r := range out {
+		if r != '\n' && r != '\t' && unsafeRune(r) {
+			t.Errorf("%U reached the output", r)
+		}
+	}
+}
+
+// lore's own colour still works in a listing; the record's escapes do not.
+func TestListLineKeepsColourEscapesRecord(t *testing.T) {
+	tty, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer tty.Close()
+	if fi, err := tty.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Skip("no character device to stand in for a terminal")
+	}
+	e := &env{stdout: tty, getenv: func(string) string { return "" }}
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := &record.Record{V: 1, ID: "fail-aaaaaaaa000000000", Kind: record.Failure, Time: now, Created: now,
+		ErrorType: "E", Text: "boom \x1b[2J\x1b]0;owned\x07", Status: record.StatusActive}
+	line := e.listLine(r)
+	if !strings.Contains(line, "\x1b["+kindColors[record.Failure]+"mfailure\x1b[0m") {
+		t.Errorf("no colour for the kind: %q", line)
+	}
+	if got := strings.Count(line, "\x1b"); got != 2 {
+		t.Errorf("%d raw escapes, want lore's own 2: %q", got, line)
+	}
+	if !strings.Contains(line, `boom \x1b[2J\x1b]0;owned\x07`) {
+		t.Errorf("the record's escapes are not shown escaped: %q", line)
+	}
+}

@@ -1,0 +1,136 @@
+// Package trust remembers which repositories' memory the user lets lore
+// inject. .lore/ arrives with every clone, written by whoever could push;
+// its records reach an agent that runs commands. So the hook injects a
+// store only where this user said so: a store they created (lore init), a
+// repository they trusted (lore trust), or a hook written into the
+// repository's own settings, which the agent's host runs only in folders
+// the user trusted there. The list lives outside every repository, in the
+// user's configuration directory, one store path per line.
+package trust
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"lore/store"
+)
+
+// FileName is the list's name in lore's configuration directory.
+const FileName = "trusted"
+
+// Dir is lore's directory in the user's configuration directory, as
+// os.UserConfigDir finds it, from getenv rather than the process.
+func Dir(getenv func(string) string) (string, error) {
+	var base string
+	switch runtime.GOOS {
+	case "windows":
+		base = getenv("AppData")
+	case "darwin", "ios":
+		if h := getenv("HOME"); h != "" {
+			base = filepath.Join(h, "Library", "Application Support")
+		}
+	default:
+		base = getenv("XDG_CONFIG_HOME")
+		if base == "" || !filepath.IsAbs(base) {
+			if h := getenv("HOME"); h != "" {
+				base = filepath.Join(h, ".config")
+			}
+		}
+	}
+	if base == "" {
+		return "", errors.New("no configuration directory: neither $XDG_CONFIG_HOME nor $HOME is set")
+	}
+	return filepath.Join(base, "lore"), nil
+}
+
+// key is how a store is named in the list: its absolute path with symbolic
+// links resolved, so two spellings of one directory are one entry.
+func key(storeDir string) string {
+	abs, err := filepath.Abs(storeDir)
+	if err != nil {
+		return filepath.Clean(storeDir)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// List returns the trusted stores.
+func List(getenv func(string) string) ([]string, error) {
+	dir, err := Dir(getenv)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(dir, FileName))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// Trusted reports whether the user trusts the store at storeDir. Any
+// failure to read the list means no.
+func Trusted(getenv func(string) string, storeDir string) bool {
+	list, err := List(getenv)
+	return err == nil && slices.Contains(list, key(storeDir))
+}
+
+// Add trusts the store at storeDir; it reports whether it was new.
+func Add(getenv func(string) string, storeDir string) (bool, error) {
+	list, err := List(getenv)
+	if err != nil {
+		return false, err
+	}
+	k := key(storeDir)
+	if slices.Contains(list, k) {
+		return false, nil
+	}
+	return true, write(getenv, append(list, k))
+}
+
+// Remove stops trusting the store at storeDir; it reports whether it was
+// trusted.
+func Remove(getenv func(string) string, storeDir string) (bool, error) {
+	list, err := List(getenv)
+	if err != nil {
+		return false, err
+	}
+	k := key(storeDir)
+	if !slices.Contains(list, k) {
+		return false, nil
+	}
+	return true, write(getenv, slices.DeleteFunc(list, func(s string) bool { return s == k }))
+}
+
+func write(getenv func(string) string, list []string) error {
+	dir, err := Dir(getenv)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("# Stores whose memory lore injects into agents (lore trust, lore init). One path per line.\n")
+	for _, s := range list {
+		b.WriteString(s + "\n")
+	}
+	return store.WriteAtomic(filepath.Join(dir, FileName), []byte(b.String()))
+}
