@@ -340,7 +340,7 @@ func (e *env) reportWarnings(ws []record.Warning) {
 			e.warn("%d more problems; run 'lore doctor' for all of them", len(ws)-maxWarnings)
 			return
 		}
-		e.warn("%s", w)
+		e.warn("%s", termSafe(w.String()))
 	}
 }
 

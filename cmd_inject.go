@@ -101,10 +101,10 @@ func (e *env) explain(ix *inject.Index, text string, minRelevance float64, clock
 		if !sc.Inject {
 			mark = "held back"
 		}
-		fmt.Fprintf(e.stdout, "%.3f  %-9s %s\n", sc.Score, mark, inject.Summary(sc.Rec))
+		fmt.Fprintf(e.stdout, "%.3f  %-9s %s\n", sc.Score, mark, termSafe(inject.Summary(sc.Rec)))
 		fmt.Fprintf(e.stdout, "       evidence %.2f = (terms %.2f + phrases %.2f), coverage %.2f; share %.2f; × kind %.2f × recency %.2f × status %.2f\n",
 			sc.Evidence, sc.Terms, sc.Phrases, sc.Coverage, sc.Share, sc.Kind, sc.Recency, sc.Status)
-		fmt.Fprintf(e.stdout, "       matched: %s\n", strings.Join(sc.Matched, ", "))
+		fmt.Fprintf(e.stdout, "       matched: %s\n", termSafe(strings.Join(sc.Matched, ", ")))
 		fmt.Fprintf(e.stdout, "       %s\n", sc.Why)
 	}
 	return nil

@@ -174,7 +174,7 @@ func cmdFailures(ctx context.Context, e *env, args []string) error {
 				if len(t.Tools) > 0 {
 					tools = " (" + strings.Join(t.Tools, ", ") + ")"
 				}
-				fmt.Fprintf(e.stdout, "%3d× %s%s, last %s: %s\n", t.Count, t.ErrorType, tools, t.Last.Format("2006-01-02"), inject.OneLine(t.Example))
+				fmt.Fprintf(e.stdout, "%3d× %s, last %s: %s\n", t.Count, termSafe(t.ErrorType+tools), t.Last.Format("2006-01-02"), termSafe(inject.OneLine(t.Example)))
 			}
 			return nil
 		}},

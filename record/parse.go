@@ -2,8 +2,10 @@ package record
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -64,7 +66,7 @@ func ParseJSONL(name string, data []byte) ([]*Record, []Warning, error) {
 			if errors.As(err, &nf) {
 				return nil, nil, fmt.Errorf("%s: record %w", pos, err)
 			}
-			if !complete {
+			if !complete && CutShort(line) {
 				warns = append(warns, Warning{pos, WarnTorn, "torn last line (cut off mid-write) skipped; run 'lore doctor --fix'"})
 			} else {
 				warns = append(warns, Warning{pos, WarnMalformed, "malformed record skipped: " + err.Error()})
@@ -121,6 +123,18 @@ func ParseTOML(name string, data []byte) ([]*Record, []Warning, error) {
 		recs = append(recs, r)
 	}
 	return recs, warns, nil
+}
+
+// CutShort reports whether line is the start of a JSON object that ends
+// early: the decoder runs out of input before it finds anything wrong. Only
+// such a last line without its newline is an interrupted write; a whole
+// line with a mistake in it was written by someone.
+func CutShort(line []byte) bool {
+	if !bytes.HasPrefix(line, []byte("{")) {
+		return false
+	}
+	var v any
+	return errors.Is(json.NewDecoder(bytes.NewReader(line)).Decode(&v), io.ErrUnexpectedEOF)
 }
 
 func IsConflictMarker(line []byte) bool {

@@ -1,10 +1,8 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -226,7 +224,7 @@ func diagnose(name string, w record.Warning, lines []string, toml bool) Problem 
 		if err != nil {
 			p.Message += ": " + err.Error()
 		}
-		if cutOff(line) {
+		if record.CutShort([]byte(line)) {
 			p.Message += " (the line is cut off: if it is the rest of an interrupted write, delete it)"
 		}
 		p.Message += "; " + byHand("the line")
@@ -244,17 +242,7 @@ func repairable(lines []string, n int) bool {
 	if n != len(lines) || strings.HasSuffix(lines[n-1], "\n") {
 		return false
 	}
-	return cutOff(lineAt(lines, n))
-}
-
-// cutOff reports whether line is the start of a JSON object that ends
-// early: the decoder runs out of input before it finds anything wrong.
-func cutOff(line string) bool {
-	if !strings.HasPrefix(line, "{") {
-		return false
-	}
-	var v any
-	return errors.Is(json.NewDecoder(strings.NewReader(line)).Decode(&v), io.ErrUnexpectedEOF)
+	return record.CutShort([]byte(lineAt(lines, n)))
 }
 
 // beforeTables reports whether line n (1-based) of a patterns file comes
