@@ -93,6 +93,7 @@ func TestBinaryTimings(t *testing.T) {
 	if err := build.Run(); err != nil {
 		t.Fatal(err)
 	}
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(t.TempDir(), "config")) // the list of trusted stores
 	t.Log("| records | inject --stdin | resume | search | capture | capture, 1 concurrent writer | peak RSS | cold index build (once) |")
 	t.Log("|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, n := range []int{1000, 10000, 100000} {
@@ -107,6 +108,7 @@ func TestBinaryTimings(t *testing.T) {
 		// Through the launcher, so peak RSS is lore's own: Linux counts a
 		// vfork'ed child's memory with its parent's, the test process.
 		r := runner{t: t, bin: bin, dir: root, launcher: buildLauncher(t, t.TempDir())}
+		r.run(nil, "trust") // the hooks inject only a store the user trusts
 		cold := r.run(nil, "resume") // builds the index, as the first command after a clone would
 		coldKB := r.peakKB
 		r.peakKB = 0

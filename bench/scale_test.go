@@ -40,6 +40,9 @@ func TestScale(t *testing.T) {
 	}
 	sizes := scaleSizes(t)
 	s := &scale{t: t, tmp: t.TempDir(), runs: 7, results: map[int]map[string]*sample{}, floor: map[int]time.Duration{}}
+	// The hooks inject only stores the user trusts; the list lives in the
+	// configuration directory, here one of the test's own.
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(s.tmp, "config"))
 	if v := os.Getenv("LORE_SCALE_RUNS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -349,6 +352,7 @@ func (s *scale) reset(pristine, work string) {
 	// an index carried over to new inodes is not one a user would have).
 	_ = gitTry(work, 0, "update-index", "-q", "--refresh")
 	removeIndex(t, work)
+	(&runner{t: t, bin: s.bin, dir: work}).run(nil, "trust")
 	(&runner{t: t, bin: s.bin, dir: work}).run(nil, "search", "x")
 	time.Sleep(2100 * time.Millisecond)
 }

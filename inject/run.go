@@ -151,23 +151,25 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		now = s.Clock()
 	}
 	repoDir := filepath.Dir(s.Dir)
-	if !env.HostTrusted && !trust.Trusted(env.Getenv, s.Dir) {
-		if !hin.IsSessionStart() {
-			return errors.New("untrusted repository: nothing is injected (lore trust)")
-		}
-		b, err := MarshalHookOutput(hin.Event, Untrusted)
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(b)
-		return err
-	}
 	if hin.IsStop() {
 		reason := stop(ctx, hin, s, repoDir)
 		if reason == "" {
 			return errNothing
 		}
 		b, err := MarshalStopOutput(reason)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(b)
+		return err
+	}
+	// Stop only asks for a handoff in lore's own words; what the store says
+	// is shown only where the user trusts it.
+	if !env.HostTrusted && !trust.Trusted(env.Getenv, s.Dir) {
+		if !hin.IsSessionStart() {
+			return errors.New("untrusted repository: nothing is injected (lore trust)")
+		}
+		b, err := MarshalHookOutput(hin.Event, Untrusted)
 		if err != nil {
 			return err
 		}
