@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"lore/gitrepo"
+	"lore/index"
 	"lore/record"
 )
 
@@ -19,13 +20,18 @@ lore does, for a record captured by mistake (a secret that slipped past the
 scrubber, say). To retire a record normally, append instead: lore journal
 abandon, lore patterns deprecate, lore inbox dismiss.
 
-It asks for confirmation on stdin; --yes skips that for scripts. Git history
-still holds the record afterwards: lore names the commits and how to purge
-them.`
+Promotion copies a record's text into the record it becomes, so the records
+derived from it (the record it was promoted to, any record made from it, and
+theirs in turn) are purged with it, every version of each. Other records
+that contain its text are named in a warning and left alone.
+
+It lists what it will purge and asks for confirmation on stdin; --yes skips
+that for scripts. Git history still holds the records afterwards: lore names
+the commits and how to purge them.`
 
 func cmdForget(_ context.Context, e *env, args []string) error {
 	fs := newFlags("forget")
-	purge := fs.Bool("purge", false, "remove every version of the record from the files")
+	purge := fs.Bool("purge", false, "remove every version of the record, and of those derived from it, from the files")
 	yes := fs.Bool("yes", false, "do not ask for confirmation")
 	if err := e.parse(fs, forgetHelp, args); err != nil {
 		return err
@@ -41,31 +47,61 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	hist := set.History(id)
+	ids := set.Lineage(id)
 	if !*yes {
-		fmt.Fprintf(e.stderr, "lore: purge %s (%q, %d version%s) from the store's files? Type yes: ", record.ShortID(id),
-			record.CutText(set.Get(id).Title(), 60), len(hist), plural(len(hist)))
+		lines := make([]string, len(ids))
+		for i, d := range ids {
+			n := len(set.History(d))
+			lines[i] = fmt.Sprintf("%s (%q, %d version%s", record.ShortID(d), record.CutText(set.Get(d).Title(), 60), n, plural(n))
+			if d != id {
+				lines[i] += ", derived from " + record.ShortID(id)
+			}
+			lines[i] += ")"
+		}
+		if len(ids) == 1 {
+			fmt.Fprintf(e.stderr, "lore: purge %s from the store's files? Type yes: ", lines[0])
+		} else {
+			fmt.Fprintf(e.stderr, "lore: purge these %d records from the store's files?\nlore:   %s\nlore: Type yes: ", len(ids), strings.Join(lines, "\nlore:   "))
+		}
 		answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
 		if strings.TrimSpace(answer) != "yes" {
 			return &cliError{code: exitFailure, msg: "not purged: no confirmation", hint: "type yes at the prompt, or pass --yes"}
 		}
 	}
-	p, err := e.store.Purge(id)
+	purged, err := e.store.Purge(ids...)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "purged %s: %d version%s from %s\n", record.ShortID(id), p.Versions, plural(p.Versions), strings.Join(p.Files, ", "))
-	fmt.Fprintln(e.stderr, "lore: git history still holds the record"+commitsHolding(filepath.Dir(e.store.Dir), id)+".")
+	if err := index.Drop(e.store); err != nil { // its segments still hold the text
+		return err
+	}
+	for _, p := range purged {
+		fmt.Fprintf(e.stdout, "purged %s: %d version%s from %s\n", record.ShortID(p.ID), p.Versions, plural(p.Versions), strings.Join(p.Files, ", "))
+	}
+	// Other records are the user's to judge: a quote may be deliberate,
+	// and rewriting them would destroy what else they say.
+	if others := set.Quoting(ids); len(others) > 0 {
+		for i, o := range others {
+			others[i] = record.ShortID(o)
+		}
+		e.warn("the purged text is still in %s, left untouched: purge (lore forget <id> --purge) or revise them", strings.Join(others, ", "))
+	}
+	the := "the record"
+	if len(ids) > 1 {
+		the = "the records"
+	}
+	fmt.Fprintln(e.stderr, "lore: git history still holds "+the+commitsHolding(filepath.Dir(e.store.Dir), ids)+".")
 	fmt.Fprintln(e.stderr, "lore: to purge it from history too, rewrite those commits (git filter-repo, or an interactive rebase before pushing),")
 	fmt.Fprintln(e.stderr, "lore: force-push, and have collaborators re-clone; if it held a secret, rotate the secret now.")
 	return nil
 }
 
-// commitsHolding names the commits that added or removed id, if any.
-func commitsHolding(repo, id string) string {
+// commitsHolding names the commits that added or removed any of ids, if
+// any: one git log, the IDs (letters, digits and "-") as alternatives.
+func commitsHolding(repo string, ids []string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := gitrepo.Run(ctx, repo, "log", "--all", "--format=%h", "-S"+id, "--", ".")
+	out, err := gitrepo.Run(ctx, repo, "log", "--all", "--format=%h", "--pickaxe-regex", "-S"+strings.Join(ids, "|"), "--", ".")
 	if err != nil || len(strings.TrimSpace(out)) == 0 {
 		return " if it was ever committed"
 	}

@@ -3,7 +3,12 @@ package gitrepo
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -12,11 +17,77 @@ import (
 // Timeout bounds a git command whose context has no deadline of its own.
 const Timeout = 2 * time.Second
 
-// safeArgs go before every command lore runs. --no-optional-locks keeps a
-// read (git status) from taking the index lock another git holds;
-// core.fsmonitor names a program the repository's own config could make
-// git run, and lore never lets a repository run programs through it.
-var safeArgs = []string{"--no-optional-locks", "-c", "core.fsmonitor=false"}
+// A repository's config (.git/config, config.worktree and what they
+// include) can name programs that git runs on its own: an fsmonitor, hooks,
+// a pager, credential helpers, an askpass, ssh for a lazy fetch in a
+// partial clone, filter drivers (status and diff clean worktree files
+// through them), diff drivers and external diffs (diff, and log -S, which
+// textconvs). A repository is not necessarily trusted (an unpacked archive,
+// a config an agent was talked into writing), and lore runs inside agents'
+// hooks, so no git that lore runs may start any of them.
+
+// safeArgs go before every command lore runs.
+//   - --no-pager and core.pager: never page, even on a terminal.
+//   - --no-optional-locks: a read (git status) neither takes the index lock
+//     another git holds nor writes the index (which would run the
+//     post-index-change hook).
+//   - core.fsmonitor=false: the fsmonitor is a program the config names.
+//   - core.hooksPath=/dev/null: no hook can exist there. None of the
+//     commands below runs hooks; this keeps it so if one ever does.
+//   - credential.helper= (an empty value clears the list) and
+//     core.askPass=: nothing to ask for credentials.
+//   - protocol.allow=never: every transport is refused, so a partial clone
+//     cannot lazily fetch a missing object through core.sshCommand, a
+//     remote helper or a credential prompt; lore only reads local objects.
+//   - diff.submodule=short: --submodule=diff would run git diff inside a
+//     submodule, whose own config lore has not read.
+//   - log.showSignature=false: verifying signatures runs gpg.program.
+//
+// Empty diff.external, diff.<driver>.command or diff.<driver>.textconv do
+// not switch those off: git tries to run the empty command and dies. The
+// --no-ext-diff and --no-textconv flags in vetted do.
+var safeArgs = []string{
+	"--no-pager", "--no-optional-locks",
+	"-c", "core.pager=cat",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "credential.helper=",
+	"-c", "core.askPass=",
+	"-c", "protocol.allow=never",
+	"-c", "diff.submodule=short",
+	"-c", "log.showSignature=false",
+}
+
+// safeEnv is set for every command. An empty GIT_ASKPASS stops git from
+// falling back to core.askPass or SSH_ASKPASS; GIT_TERMINAL_PROMPT=0 makes
+// a prompt an error instead of a wait on the terminal; GIT_EDITOR=: is
+// git's own "no editor".
+var safeEnv = []string{"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_EDITOR=:", "GIT_PAGER=cat", "PAGER=cat"}
+
+// vetted are the git subcommands lore runs, with the flags that keep each
+// from running programs. worktree marks those that read worktree files and
+// so run filter drivers: they get the drivers switched off (see
+// filterOverrides). Run refuses any other subcommand: each new one must be
+// checked for what it can run before it is added here.
+var vetted = map[string]struct {
+	flags    []string
+	worktree bool
+}{
+	// --ignore-submodules=dirty: finding whether a submodule's worktree is
+	// dirty runs git status inside it, under the submodule's own config.
+	// A submodule whose checked-out commit moved is still reported.
+	"status": {flags: []string{"--ignore-submodules=dirty"}, worktree: true},
+	"diff":   {flags: []string{"--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}, worktree: true},
+	// log reads no worktree file: the one filter it could run is the
+	// smudge of the blobs it writes out for a textconv or an external
+	// diff, which these flags switch off with them.
+	"log": {flags: []string{"--no-ext-diff", "--no-textconv"}},
+	// ls-files --others reads no content, but --modified would, so it is
+	// treated as reading the worktree; beside status or diff that costs
+	// nothing, the lookup being shared.
+	"ls-files":  {worktree: true},
+	"rev-parse": {},
+}
 
 // Error is a git command that failed: the first line git wrote to stderr,
 // or how it failed when it wrote nothing.
@@ -25,15 +96,44 @@ type Error struct{ Msg string }
 func (e *Error) Error() string { return e.Msg }
 
 // Run runs git in dir and returns its standard output. It is the one way
-// lore runs git.
+// lore runs git, and it never lets the repository's config run a program.
 func Run(ctx context.Context, dir string, args ...string) (string, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, Timeout)
 		defer cancel()
 	}
-	argv := append(append([]string{"-C", dir}, safeArgs...), args...)
+	if len(args) == 0 {
+		return "", &Error{"git: no command"}
+	}
+	sub, ok := vetted[args[0]]
+	if !ok {
+		return "", &Error{fmt.Sprintf("git %s: not a command lore has vetted to run (see gitrepo/run.go)", args[0])}
+	}
+	argv := append([]string{"-C", dir}, safeArgs...)
+	if sub.worktree {
+		overrides, err := drivers.overrides(ctx, dir)
+		if err != nil {
+			return "", err
+		}
+		argv = append(argv, overrides...)
+	}
+	argv = append(append(append(argv, args[0]), sub.flags...), args[1:]...)
+	return runGit(ctx, argv, args[0])
+}
+
+// runGit runs git with argv and the safe environment; name is the subcommand,
+// for the error when git says nothing.
+func runGit(ctx context.Context, argv []string, name string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", argv...)
+	// GIT_CONFIG makes git config read only that file while every other
+	// command reads the usual ones: the lookup must see what they see.
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "GIT_CONFIG=")
+	}), safeEnv...)
+	// A program git started can outlive git holding its output open; the
+	// timeout must still end the wait.
+	cmd.WaitDelay = time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -41,7 +141,7 @@ func Run(ctx context.Context, dir string, args ...string) (string, error) {
 			first, _, _ := strings.Cut(msg, "\n")
 			return "", &Error{first}
 		}
-		return "", &Error{"git " + args[0] + ": " + err.Error()}
+		return "", &Error{"git " + name + ": " + err.Error()}
 	}
 	return stdout.String(), nil
 }
@@ -62,4 +162,258 @@ func Start(ctx context.Context, dir string, args ...string) func() (string, erro
 		r := <-done
 		return r.out, r.err
 	})
+}
+
+// Filter drivers have names the config makes up, so no fixed -c can switch
+// them off: their names are read first, with git config (which runs
+// nothing), and every filter key the repository's config sets is set again
+// on the command line, which git reads last: to the user's own (system,
+// global or command-line) value, so a driver such as git-lfs keeps
+// working, or else to empty, which git takes as no filter, with
+// required=false so that no filter is not an error.
+
+// filterVars are the keys of a filter driver.
+var filterVars = []string{"clean", "smudge", "process", "required"}
+
+// drivers caches the lookup per directory for the life of the process.
+var drivers = &driverCache{byDir: map[string]*lookup{}}
+
+type driverCache struct {
+	mu    sync.Mutex
+	byDir map[string]*lookup
+}
+
+// lookup is one reading of the config. A lookup serves the calls that start
+// while it runs, and later calls while the files it read are unchanged.
+type lookup struct {
+	done      chan struct{}
+	overrides []string
+	err       error
+	stamp     *stamp // nil: it cannot be checked, so it serves no later call
+}
+
+func (c *driverCache) overrides(ctx context.Context, dir string) ([]string, error) {
+	c.mu.Lock()
+	l := c.byDir[dir]
+	if l != nil {
+		select {
+		case <-l.done:
+			if l.err != nil || !l.stamp.current(dir) {
+				l = nil
+			}
+		default: // running: share it
+		}
+	}
+	if l == nil {
+		l = &lookup{done: make(chan struct{})}
+		c.byDir[dir] = l
+		go l.run(ctx, dir)
+	}
+	c.mu.Unlock()
+	select {
+	case <-l.done:
+		return l.overrides, l.err
+	case <-ctx.Done():
+		return nil, &Error{"git config: " + ctx.Err().Error()}
+	}
+}
+
+// run reads the config. It outlives a caller that gives up waiting, for
+// the others sharing it, but not its own timeout.
+func (l *lookup) run(ctx context.Context, dir string) {
+	defer close(l.done)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), Timeout)
+	defer cancel()
+	// Stamped before reading, so a change made during the read shows.
+	st := stampOf(dir)
+	argv := append(append([]string{"-C", dir}, safeArgs...), "config", "--null", "--list", "--show-scope", "--show-origin")
+	out, err := runGit(ctx, argv, "config")
+	if err != nil {
+		l.err = err
+		return
+	}
+	entries := parseConfigList(out)
+	if l.overrides, l.err = filterOverrides(entries); l.err == nil && st != nil && st.covers(entries) {
+		l.stamp = st
+	}
+}
+
+// configEntry is one line of git config --list --show-scope --show-origin.
+type configEntry struct {
+	scope, origin, key string
+	value              *string // nil for a key given without "="
+}
+
+// repoScoped reports whether the entry comes from the repository (local or
+// worktree config, or a file they include) rather than from the user. An
+// unknown scope counts as the repository's.
+func (e configEntry) repoScoped() bool {
+	return e.scope != "system" && e.scope != "global" && e.scope != "command"
+}
+
+// parseConfigList reads --null output: scope, origin and "key\nvalue" (or
+// just "key"), each ended by NUL.
+func parseConfigList(out string) []configEntry {
+	f := strings.Split(out, "\x00")
+	var es []configEntry
+	for i := 0; i+2 < len(f); i += 3 {
+		e := configEntry{scope: f[i], origin: f[i+1], key: f[i+2]}
+		if k, v, ok := strings.Cut(e.key, "\n"); ok {
+			e.key, e.value = k, &v
+		}
+		es = append(es, e)
+	}
+	return es
+}
+
+// filterOverrides returns the -c arguments that undo every filter key the
+// repository sets: back to the user's value where the user sets one, else
+// to "no filter". git names keys section.subsection.var with the section
+// and var lowercased and the subsection as written.
+func filterOverrides(entries []configEntry) ([]string, error) {
+	repo := map[string]map[string]bool{} // driver name: the vars it sets
+	user := map[string]*string{}         // "name.var": the user's value, last wins
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.key, "filter.")
+		dot := strings.LastIndexByte(rest, '.')
+		if !ok || dot < 0 || !slices.Contains(filterVars, rest[dot+1:]) {
+			continue
+		}
+		if !e.repoScoped() {
+			user[rest] = e.value
+			continue
+		}
+		name := rest[:dot]
+		// -c splits at the first "=", and a name cannot hold a newline: a
+		// driver so named cannot be switched off, so git does not run.
+		if strings.ContainsAny(name, "=\n") {
+			return nil, &Error{fmt.Sprintf("the repository's git config names filter driver %q, which lore cannot switch off, so it does not run git here", name)}
+		}
+		if repo[name] == nil {
+			repo[name] = map[string]bool{}
+		}
+		repo[name][rest[dot+1:]] = true
+	}
+	names := make([]string, 0, len(repo))
+	for name := range repo {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var args []string
+	set := func(key string, val *string) {
+		if val == nil {
+			args = append(args, "-c", key) // as the user wrote it
+		} else {
+			args = append(args, "-c", key+"="+*val)
+		}
+	}
+	empty, no := "", "false"
+	for _, name := range names {
+		vars := repo[name]
+		// An empty clean or smudge is no filter, as if unset; an empty
+		// process is not: it also stops git from using clean and smudge.
+		// So when the repository sets a process the user does not, the
+		// user's driver cannot be kept either, and it must not be required.
+		_, userProcess := user[name+".process"]
+		off := vars["process"] && !userProcess
+		for _, v := range filterVars {
+			key := "filter." + name + "." + v
+			val, ok := user[name+"."+v]
+			switch {
+			case v == "required" && off:
+				set(key, &no)
+			case !vars[v]:
+				// the repository leaves it alone: the user's value stands
+			case ok:
+				set(key, val)
+			case v == "required":
+				set(key, &no)
+			default:
+				set(key, &empty)
+			}
+		}
+	}
+	return args, nil
+}
+
+// stamp is what a lookup for a directory read from: the repository git
+// finds from it and the state of its config files. A lookup is reused only
+// while the repository found and those files are the same.
+type stamp struct {
+	root, gitDir, commonDir string
+	// config, then config.worktree (read from the worktree's own git
+	// dir); nil where the file does not exist
+	infos []os.FileInfo
+}
+
+// stampOf stamps the repository containing dir, or returns nil when lore
+// cannot tell which config git reads (git told where to look by the
+// environment rather than by finding .git).
+func stampOf(dir string) *stamp {
+	for _, v := range []string{"GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE"} {
+		if os.Getenv(v) != "" {
+			return nil
+		}
+	}
+	r, err := FindRepo(dir)
+	if err != nil {
+		return nil
+	}
+	st := &stamp{root: r.Root, gitDir: r.GitDir, commonDir: r.CommonDir}
+	for _, f := range []string{filepath.Join(r.CommonDir, "config"), filepath.Join(r.GitDir, "config.worktree")} {
+		fi, _ := os.Stat(f)
+		st.infos = append(st.infos, fi)
+	}
+	return st
+}
+
+// covers reports whether the repository's entries all came from the
+// stamped files, which shows lore found the repository git did, and
+// whether none includes another file (whose changes the stamp would miss).
+func (st *stamp) covers(entries []configEntry) bool {
+	seen := false
+	for _, e := range entries {
+		if !e.repoScoped() {
+			continue
+		}
+		seen = true
+		if k := e.key; strings.HasPrefix(k, "include.") || strings.HasPrefix(k, "includeif.") {
+			return false
+		}
+		path, ok := strings.CutPrefix(e.origin, "file:")
+		if !ok {
+			return false
+		}
+		if !filepath.IsAbs(path) {
+			// git reports a local file relative to the worktree's top,
+			// where it runs.
+			path = filepath.Join(st.root, path)
+		}
+		fi, err := os.Stat(path)
+		if err != nil || !slices.ContainsFunc(st.infos, func(s os.FileInfo) bool { return s != nil && os.SameFile(s, fi) }) {
+			return false
+		}
+	}
+	return seen
+}
+
+// current reports whether the stamp still describes dir's repository.
+func (st *stamp) current(dir string) bool {
+	if st == nil {
+		return false
+	}
+	now := stampOf(dir)
+	if now == nil || now.root != st.root || now.gitDir != st.gitDir || now.commonDir != st.commonDir {
+		return false
+	}
+	for i, fi := range st.infos {
+		cur := now.infos[i]
+		if (fi == nil) != (cur == nil) {
+			return false
+		}
+		if fi != nil && (!os.SameFile(fi, cur) || !fi.ModTime().Equal(cur.ModTime()) || fi.Size() != cur.Size()) {
+			return false
+		}
+	}
+	return true
 }

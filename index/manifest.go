@@ -39,6 +39,10 @@ type dirEntry struct {
 
 func indexDir(s *store.Store) string { return filepath.Join(s.Dir, store.LocalDir, "index") }
 
+// Drop deletes the index, so that no copy of a purged record outlives it
+// in a segment; the next command rebuilds it from the shards.
+func Drop(s *store.Store) error { return os.RemoveAll(indexDir(s)) }
+
 func manifestPath(s *store.Store) string { return filepath.Join(indexDir(s), "manifest") }
 
 // readManifest returns nil when there is no usable manifest: missing,

@@ -1,43 +1,154 @@
 package store
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"lore/record"
 )
 
-// Purged says what Purge removed.
+// Purged says what Purge removed of one record.
 type Purged struct {
 	ID       string
 	Versions int
 	Files    []string // shards rewritten, relative to the repository
 }
 
-// Purge removes every version of the record id from the shards that hold
-// it: the one rewrite of history-in-files lore does, for a record captured
-// by mistake (a secret, say). Every other record is verified to survive.
-func (s *Store) Purge(id string) (*Purged, error) {
+// Lineage returns id and every record derived from it: the records a
+// version of it was promoted to and the records made from it (whose from
+// names it), and theirs in turn. Promotion copies the text, so purging a
+// record must take these with it. id comes first, then the others in the
+// order they were reached, each step's in ID order.
+func (set *Set) Lineage(id string) []string {
+	children := map[string][]string{}
+	for cid, vs := range set.versions {
+		for _, v := range vs {
+			if v.From != "" && !slices.Contains(children[v.From], cid) {
+				children[v.From] = append(children[v.From], cid)
+			}
+		}
+	}
+	out := []string{id}
+	seen := map[string]bool{id: true}
+	for i := 0; i < len(out); i++ {
+		var next []string
+		for _, v := range set.versions[out[i]] {
+			if v.PromotedTo != "" {
+				next = append(next, v.PromotedTo)
+			}
+		}
+		next = append(next, children[out[i]]...)
+		sort.Strings(next)
+		for _, n := range next {
+			// A promotion whose record is not in the store (not pulled
+			// yet, or purged before) leaves nothing to purge here.
+			if !seen[n] && len(set.versions[n]) > 0 {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// minQuote is the shortest text Quoting looks for: shorter ones (a tag, a
+// one-word next step) turn up everywhere without being copies.
+const minQuote = 8
+
+// Quoting returns the records outside ids, in ID order, with a version
+// that contains a text field of a version of one of ids: copies a purge
+// of ids would leave behind. Every field is searched, unknown ones too.
+func (set *Set) Quoting(ids []string) []string {
+	var needles [][]byte
+	for _, id := range ids {
+		for _, v := range set.versions[id] {
+			fields := append([]string{v.Text, v.Rationale, v.Alternatives, v.Context, v.Solution}, v.Next...)
+			for _, f := range append(fields, v.Blocked...) {
+				if f = strings.TrimSpace(f); utf8.RuneCountInString(f) >= minQuote {
+					needles = append(needles, jsonEscaped(f))
+				}
+			}
+		}
+	}
+	var out []string
+	for id, vs := range set.versions {
+		if slices.Contains(ids, id) || len(needles) == 0 {
+			continue
+		}
+		if slices.ContainsFunc(vs, func(v *record.Record) bool {
+			line, err := v.MarshalLine()
+			return err == nil && slices.ContainsFunc(needles, func(n []byte) bool { return bytes.Contains(line, n) })
+		}) {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// jsonEscaped is s as it appears inside a JSON string in a record's line
+// (JSON escapes character by character, so a quote stays a substring).
+func jsonEscaped(s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // as record.MarshalLine
+	_ = enc.Encode(s)
+	b := bytes.TrimRight(buf.Bytes(), "\n")
+	return b[1 : len(b)-1]
+}
+
+// Purge removes every version of the records ids from the shards that
+// hold them: the one rewrite of history-in-files lore does, for a record
+// captured by mistake (a secret, say). ids must hold the Lineage of each
+// of them, as listed when the user confirmed: should a record have been
+// derived from one since, nothing is purged. Every other record is
+// verified to survive.
+func (s *Store) Purge(ids ...string) ([]Purged, error) {
 	unlock, err := s.Lock()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	set, err := s.Load(mustKind(id))
+	// Every kind: a lineage crosses kinds (an observation promoted to a
+	// pattern).
+	set, err := s.Load()
 	if err != nil {
 		return nil, err
 	}
-	hist := set.History(id)
-	if len(hist) == 0 {
-		return nil, &NotFoundError{id}
+	drop := map[string]bool{}
+	for _, id := range ids {
+		drop[id] = true
 	}
-	out := &Purged{ID: id, Versions: len(hist)}
+	out := make([]Purged, 0, len(ids))
 	files := map[string]bool{}
-	for _, v := range hist {
-		files[v.Source.File] = true
+	for _, id := range ids {
+		hist := set.History(id)
+		if len(hist) == 0 {
+			return nil, &NotFoundError{id}
+		}
+		for _, d := range set.Lineage(id) {
+			if !drop[d] {
+				return nil, fmt.Errorf("%s was made from %s after the list to purge was drawn up; nothing purged, run lore forget again",
+					record.ShortID(d), record.ShortID(id))
+			}
+		}
+		p := Purged{ID: id, Versions: len(hist)}
+		for _, v := range hist {
+			if !slices.Contains(p.Files, v.Source.File) {
+				p.Files = append(p.Files, v.Source.File)
+			}
+			files[v.Source.File] = true
+		}
+		sort.Strings(p.Files)
+		out = append(out, p)
 	}
-	paths, err := s.Files(mustKind(id))
+	paths, err := s.Files()
 	if err != nil {
 		return nil, err
 	}
@@ -49,26 +160,22 @@ func (s *Store) Purge(id string) (*Purged, error) {
 		if err != nil {
 			return nil, err
 		}
-		kept := withoutRecord(path, data, id)
-		if err := s.rewriteShard(path, data, kept, map[string]bool{id: true}); err != nil {
+		if err := s.rewriteShard(path, data, withoutRecords(path, data, drop), drop); err != nil {
 			return nil, err
 		}
-		out.Files = append(out.Files, s.Rel(path))
 	}
-	sort.Strings(out.Files)
 	return out, nil
 }
 
-func mustKind(id string) record.Kind { k, _ := record.KindOfID(id); return k }
-
-// withoutRecord returns a shard's content without the lines (JSONL) or
-// tables (TOML) of record id; everything else stays byte for byte.
-func withoutRecord(path string, data []byte, id string) []byte {
+// withoutRecords returns a shard's content without the lines (JSONL) or
+// tables (TOML) of the records in drop; everything else stays byte for
+// byte.
+func withoutRecords(path string, data []byte, drop map[string]bool) []byte {
 	lines := strings.SplitAfter(string(data), "\n")
 	var b strings.Builder
 	if !strings.HasSuffix(path, ".toml") {
 		for _, l := range lines {
-			if r, err := record.UnmarshalLine([]byte(strings.TrimSpace(l))); err == nil && r.ID == id {
+			if r, err := record.UnmarshalLine([]byte(strings.TrimSpace(l))); err == nil && drop[r.ID] {
 				continue
 			}
 			b.WriteString(l)
@@ -76,20 +183,20 @@ func withoutRecord(path string, data []byte, id string) []byte {
 		return []byte(b.String())
 	}
 	chunks, _ := record.SplitTables(data)
-	drop := map[int]bool{}
+	skip := map[int]bool{}
 	for i, c := range chunks {
-		if r, err := record.UnmarshalTable(c); err == nil && r.ID == id {
+		if r, err := record.UnmarshalTable(c); err == nil && drop[r.ID] {
 			end := len(lines) + 1
 			if i+1 < len(chunks) {
 				end = chunks[i+1].Line
 			}
 			for l := c.Line; l < end; l++ {
-				drop[l] = true
+				skip[l] = true
 			}
 		}
 	}
 	for i, l := range lines {
-		if !drop[i+1] {
+		if !skip[i+1] {
 			b.WriteString(l)
 		}
 	}
