@@ -108,7 +108,7 @@ func TestBinaryTimings(t *testing.T) {
 		// Through the launcher, so peak RSS is lore's own: Linux counts a
 		// vfork'ed child's memory with its parent's, the test process.
 		r := runner{t: t, bin: bin, dir: root, launcher: buildLauncher(t, t.TempDir())}
-		r.run(nil, "trust") // the hooks inject only a store the user trusts
+		r.run(nil, "trust")          // the hooks inject only a store the user trusts
 		cold := r.run(nil, "resume") // builds the index, as the first command after a clone would
 		coldKB := r.peakKB
 		r.peakKB = 0

@@ -56,41 +56,49 @@ func skipSpace(b []byte, i int) int {
 // after i.
 func skipValue(b []byte, i int) (int, bool) {
 	i = skipSpace(b, i)
-	depth := 0
-	for i < len(b) {
-		switch c := b[i]; c {
-		case '"':
-			i++
-			for i < len(b) && b[i] != '"' {
-				if b[i] == '\\' {
-					i++
+	if i >= len(b) {
+		return i, false
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				var ok bool
+				if i, ok = skipString(b, i); !ok {
+					return i, false
 				}
-				i++
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1, true
+				}
 			}
-			if i >= len(b) {
-				return i, false
-			}
-			i++
-		case '{', '[':
-			depth++
-			i++
-		case '}', ']':
-			if depth == 0 {
-				return i, true // the end of the enclosing object
-			}
-			depth--
-			i++
-		case ',':
-			if depth == 0 {
-				return i, true
-			}
-			i++
-		default:
 			i++
 		}
-		if depth == 0 && i > 0 && (b[i-1] == '"' || b[i-1] == '}' || b[i-1] == ']') {
-			return i, true
+		return i, false
+	}
+	// A number, true, false or null: up to the next delimiter.
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i, true
+}
+
+// skipString returns the index just past the string starting at b[i] ('"').
+func skipString(b []byte, i int) (int, bool) {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1, true
 		}
 	}
-	return i, depth == 0
+	return i, false
 }

@@ -43,8 +43,8 @@ func (s *Store) StoreStatus(ctx context.Context) (*Status, error) {
 	branch := gitrepo.Start(ctx, s.Dir, "rev-parse", "--abbrev-ref", "HEAD")
 	upstream := gitrepo.Start(ctx, s.Dir, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
 	others := gitrepo.Start(ctx, s.Dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
-	sinceHead := gitrepo.Start(ctx, s.Dir, "diff", "--no-color", "--no-ext-diff", "-U0", "HEAD", "--", ".")
-	sinceUpstream := gitrepo.Start(ctx, s.Dir, "diff", "--no-color", "--no-ext-diff", "-U0", "@{upstream}", "--", ".")
+	sinceHead := gitrepo.Start(ctx, s.Dir, "diff", "--no-color", "-U0", "HEAD", "--", ".")
+	sinceUpstream := gitrepo.Start(ctx, s.Dir, "diff", "--no-color", "-U0", "@{upstream}", "--", ".")
 
 	st := &Status{}
 	if out, err := branch(); err != nil {
