@@ -22,31 +22,6 @@ import (
 // checked against; .ci/run installs exactly this one.
 const ClaudeCodeVersion = "2.1.330"
 
-// findClaude locates the claude CLI: $LORE_CLAUDE_BIN, or where .ci/run
-// installs it. Missing, the test fails under CI (which must install it) and
-// is skipped elsewhere, saying how to run it.
-func findClaude(t *testing.T) string {
-	t.Helper()
-	candidates := []string{os.Getenv("LORE_CLAUDE_BIN")}
-	if home, err := os.UserHomeDir(); err == nil {
-		candidates = append(candidates, filepath.Join(home, ".cache", "lore-e2e", "claude-code-"+ClaudeCodeVersion, "node_modules", ".bin", "claude"))
-	}
-	for _, c := range candidates {
-		if c == "" {
-			continue
-		}
-		if _, err := os.Stat(c); err == nil {
-			return c
-		}
-	}
-	msg := "Claude Code not found: run .ci/install-claude-code (or set LORE_CLAUDE_BIN)"
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
 // mockAPI is a stand-in for the Anthropic Messages API on 127.0.0.1: it
 // records what it was sent and answers each model call with what script
 // says (a short text when there is no script), which can be a tool call
@@ -254,12 +229,9 @@ func block(body, header string) string {
 // Context block and the latest handoff from SessionStart; nothing for an
 // unrelated prompt; the resume view again after a compaction.
 func TestClaudeCodeE2E(t *testing.T) {
-	claude := findClaude(t)
+	claude := findAgentCLI(t, "Claude Code", "claude-code", ClaudeCodeVersion, "claude", "LORE_CLAUDE_BIN")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin", "lore")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildLore(t)
 	home := filepath.Join(dir, "home")
 	repo := filepath.Join(dir, "repo")
 	os.MkdirAll(home, 0o755)
@@ -279,6 +251,11 @@ func TestClaudeCodeE2E(t *testing.T) {
 	run("git", "init", "-q")
 	run(bin, "init")
 	run(bin, "remember", "Store records as append-only JSONL shards", "--rationale", "merges only ever add files")
+	// Five newer decisions keep that one out of the session-start view, whose
+	// records a prompt in the same session does not repeat.
+	for _, d := range []string{"Indent Makefiles with tabs", "Log through log/slog", "Name command-line flags in kebab-case", "Keep the README's install section first", "Vendor nothing"} {
+		run(bin, "remember", d)
+	}
 	run(bin, "learn", "Run go vet before pushing", "--solution", "make lint")
 	run(bin, "handoff", "Parser rewrite is half done", "--next", "port the date tests to the new parser")
 	run(bin, "hooks", "install")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -13,7 +14,7 @@ import (
 )
 
 const hooksHelp = `Usage:
-  lore hooks install   [--agent claude|codex|gemini] [--scope project|user] [--command CMD]
+  lore hooks install   [--agent claude|codex|gemini|opencode] [--scope project|user] [--command CMD]
   lore hooks uninstall [--agent …] [--scope …]
   lore hooks status    [--agent …] [--scope …] [--json]
 
@@ -21,9 +22,13 @@ install wires lore into an agent's hooks: on every prompt the agent runs
 'lore inject --stdin' and gets the relevant records; at session start (and
 after a compaction) it gets the resume view. Default: Claude Code, project
 scope (.claude/settings.json at the repository root; user scope is
-~/.claude/settings.json). Codex CLI uses .codex/hooks.json, Gemini CLI
-.gemini/settings.json. Every other setting and hook in the file is kept;
-installing twice changes nothing; a malformed file is refused untouched.
+~/.claude/settings.json). Codex CLI uses .codex/hooks.json (user scope:
+$CODEX_HOME/hooks.json), Gemini CLI .gemini/settings.json. opencode has no
+command hooks: lore writes its plugin, .opencode/plugins/lore.js (user scope:
+~/.config/opencode/plugins/lore.js), and replaces it when lore's plugin
+changes. Every other setting and hook in the file is kept; installing twice
+changes nothing; a malformed file, or a lore.js that is not lore's, is
+refused untouched.
 
 The hook runs lore by the absolute path of the binary you ran install with,
 so it works when the agent starts hooks with a minimal PATH. 'status' says
@@ -47,7 +52,7 @@ func cmdHooks(_ context.Context, e *env, args []string) error {
 	verb := args[0]
 	var o hooksOptions
 	fs := newFlags("hooks " + verb)
-	fs.StringVar(&o.agent, "agent", "", "claude, codex or gemini (install: default claude)")
+	fs.StringVar(&o.agent, "agent", "", "claude, codex, gemini or opencode (install: default claude)")
 	fs.StringVar(&o.scope, "scope", "", "project or user (install: default project)")
 	switch verb {
 	case "install":
@@ -110,11 +115,11 @@ func (e *env) hookTargets(fs *pflag.FlagSet, o hooksOptions, one bool) ([]hooks.
 		return nil, err
 	}
 	root, _ := gitrepo.RepoRoot(e.cwd)
-	home := e.home()
+	dirs := e.userDirs()
 	var out []hooks.Target
 	for _, a := range agents {
 		for _, s := range scopes {
-			t, err := hooks.NewTarget(a, s, root, home)
+			t, err := hooks.NewTarget(a, s, root, dirs)
 			if err != nil {
 				if one {
 					return nil, err
@@ -173,11 +178,44 @@ func (e *env) installHooks(targets []hooks.Target, given string) error {
 		} else {
 			fmt.Fprintf(e.stdout, "lore's hooks for %s are already in %s\n", t.Agent.Title, e.rel(t.Path))
 		}
-		if t.Agent.Note != "" {
-			fmt.Fprintf(e.stderr, "lore: note: %s\n", t.Agent.Note)
+		for _, note := range e.hookNotes(t) {
+			fmt.Fprintf(e.stderr, "lore: note: %s\n", note)
 		}
 	}
 	return nil
+}
+
+// hookNotes is what the user still has to do before the host runs the
+// hooks just installed at t: the host's own trust steps, or a second copy
+// of lore's plugin that would double every block.
+func (e *env) hookNotes(t hooks.Target) []string {
+	var notes []string
+	if t.Agent.Note != "" {
+		notes = append(notes, t.Agent.Note)
+	}
+	if st, err := hooks.Status(t); err == nil {
+		for _, ev := range st {
+			if ev.Problem != "" && !slices.Contains(notes, ev.Problem) {
+				notes = append(notes, ev.Problem)
+			}
+		}
+	}
+	if t.Agent.Plugin {
+		other := map[string]string{"project": "user", "user": "project"}[t.Scope]
+		root, _ := gitrepo.RepoRoot(e.cwd)
+		if o, err := hooks.NewTarget(t.Agent, other, root, e.userDirs()); err == nil {
+			if st, err := hooks.Status(o); err == nil && len(st) > 0 && st[0].Installed {
+				notes = append(notes, fmt.Sprintf("lore's plugin is also in %s: %s loads both and every block comes twice; remove one with 'lore hooks uninstall --agent %s --scope %s'", o.Path, t.Agent.Title, t.Agent.Name, other))
+			}
+		}
+	}
+	return notes
+}
+
+// userDirs are where hosts keep user-scope settings, from the command's
+// environment.
+func (e *env) userDirs() hooks.UserDirs {
+	return hooks.UserDirs{Home: e.home(), CodexHome: e.getenv("CODEX_HOME"), XDGConfig: e.getenv("XDG_CONFIG_HOME")}
 }
 
 func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
@@ -198,16 +236,25 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 	if asJSON {
 		return e.printJSON(rows)
 	}
+	agentW, eventW := 0, 0
+	for _, r := range rows {
+		agentW = max(agentW, len(r.Agent))
+		for _, ev := range r.Events {
+			eventW = max(eventW, len(ev.Event))
+		}
+	}
 	for _, r := range rows {
 		for _, ev := range r.Events {
 			state := "not installed"
 			switch {
+			case ev.Installed && ev.Problem != "":
+				state = "installed, NOT RUNNING: " + ev.Problem
 			case ev.Installed && ev.BinaryOK:
 				state = "installed: " + ev.Command
 			case ev.Installed:
 				state = "BROKEN, " + ev.Binary + " no longer exists: run 'lore hooks install' again"
 			}
-			fmt.Fprintf(e.stdout, "%-7s %-8s %-17s %s  (%s)\n", r.Agent, r.Scope, ev.Event, state, e.rel(r.File))
+			fmt.Fprintf(e.stdout, "%-*s %-8s %-*s %s  (%s)\n", agentW, r.Agent, r.Scope, eventW, ev.Event, state, e.rel(r.File))
 		}
 	}
 	return nil

@@ -1,7 +1,8 @@
 // Package hooks owns wiring lore into agent hosts: which settings file each
 // host (Claude Code, Codex CLI, Gemini CLI) reads command hooks from and in
-// what shape, and installing, removing and reporting lore's entries there
-// without disturbing anything else in those files.
+// what shape, or which plugin file it loads (opencode), and installing,
+// removing and reporting lore's entries there without disturbing anything
+// else in those files.
 package hooks
 
 import (
@@ -27,7 +28,10 @@ type Agent struct {
 	Timeout int
 	// Named hosts show a hook's "name" in their UI.
 	Named bool
-	Note  string // what the user still has to do, if anything
+	// Plugin hosts load lore's plugin file (opencode) instead of reading
+	// command hooks from a settings file; Events name the plugin's hooks.
+	Plugin bool
+	Note   string // what the user still has to do, if anything
 }
 
 // Event is a hook event and the matcher lore registers it with.
@@ -44,9 +48,11 @@ type Event struct {
 //     Stop's matcher is ignored; SessionEnd's is tested against its reason,
 //     and its hooks share a 1.5 s budget unless a hook sets a timeout
 //     (checked in the 2.1.330 binary), so lore's sets one.
-//   - Codex CLI, developers.openai.com/codex/hooks: the same shape in
-//     .codex/hooks.json; SessionStart sources are startup|resume|clear;
-//     hooks are behind [features] codex_hooks = true in config.toml.
+//   - Codex CLI (checked in the 0.169.0 binary and codex-rs/hooks): the same
+//     shape in .codex/hooks.json, or $CODEX_HOME/hooks.json; SessionStart
+//     sources are startup|resume|clear|compact. Hooks are on by default;
+//     Codex runs a project's hooks only in a trusted project, and each
+//     handler only once the user trusted it (see codex_trust.go).
 //   - Gemini CLI, docs/hooks/reference.md: the same shape in settings.json,
 //     with BeforeAgent for prompts and timeout in milliseconds.
 func Agents() []Agent {
@@ -54,10 +60,12 @@ func Agents() []Agent {
 		{Name: "claude", Title: "Claude Code", ProjectFile: ".claude/settings.json", UserFile: ".claude/settings.json",
 			Events: []Event{{"UserPromptSubmit", ""}, {"SessionStart", "startup|resume|clear|compact"}, {"Stop", ""}, {"SessionEnd", ""}}, Timeout: 10},
 		{Name: "codex", Title: "Codex CLI", ProjectFile: ".codex/hooks.json", UserFile: ".codex/hooks.json",
-			Events: []Event{{"UserPromptSubmit", ""}, {"SessionStart", "startup|resume|clear"}, {"Stop", ""}}, Timeout: 10,
-			Note: "Codex runs hooks only with [features] codex_hooks = true in ~/.codex/config.toml, and asks you to trust new hooks (/hooks)"},
+			Events: []Event{{"UserPromptSubmit", ""}, {"SessionStart", "startup|resume|clear|compact"}, {"Stop", ""}}, Timeout: 10},
 		{Name: "gemini", Title: "Gemini CLI", ProjectFile: ".gemini/settings.json", UserFile: ".gemini/settings.json",
-			Events: []Event{{"BeforeAgent", ""}, {"SessionStart", ""}, {"AfterAgent", ""}}, Timeout: 10000, Named: true},
+			Events: []Event{{"BeforeAgent", ""}, {"SessionStart", ""}, {"AfterAgent", ""}}, Timeout: 10000, Named: true,
+			Note: "Gemini CLI runs hooks only in folders you trust: trust this one when gemini asks (headless 'gemini -p' stops in an untrusted folder)"},
+		{Name: "opencode", Title: "opencode", ProjectFile: ".opencode/plugins/lore.js", UserFile: ".config/opencode/plugins/lore.js",
+			Events: []Event{{"chat.message", ""}, {"experimental.chat.system.transform", ""}, {"experimental.session.compacting", ""}}, Plugin: true},
 	}
 }
 
@@ -78,22 +86,55 @@ type Target struct {
 	Agent Agent
 	Scope string // project or user
 	Path  string
+	// HostConfig is the file where the host records which hooks the user
+	// trusted (Codex: $CODEX_HOME/config.toml), or "".
+	HostConfig string
+}
+
+// UserDirs are where hosts keep user-scope settings, from the environment.
+type UserDirs struct {
+	Home      string // $HOME
+	CodexHome string // $CODEX_HOME; "" means ~/.codex
+	XDGConfig string // $XDG_CONFIG_HOME; "" means ~/.config
 }
 
 // NewTarget places agent's settings file for scope: under the repository
-// root for project scope, the home directory for user scope.
-func NewTarget(a Agent, scope, repoRoot, home string) (Target, error) {
+// root for project scope; for user scope where the host reads it (Codex:
+// $CODEX_HOME, which must exist; opencode: $XDG_CONFIG_HOME/opencode),
+// else below the home directory.
+func NewTarget(a Agent, scope, repoRoot string, d UserDirs) (Target, error) {
+	t, err := newTarget(a, scope, repoRoot, d)
+	if err == nil && a.Name == "codex" {
+		home := d.CodexHome
+		if home == "" {
+			home = filepath.Join(d.Home, ".codex")
+		}
+		t.HostConfig = filepath.Join(home, "config.toml")
+	}
+	return t, err
+}
+
+func newTarget(a Agent, scope, repoRoot string, d UserDirs) (Target, error) {
 	switch scope {
 	case "project":
 		if repoRoot == "" {
 			return Target{}, errors.New("project scope needs a git repository; run inside one, or use --scope user")
 		}
-		return Target{a, scope, filepath.Join(repoRoot, a.ProjectFile)}, nil
+		return Target{Agent: a, Scope: scope, Path: filepath.Join(repoRoot, a.ProjectFile)}, nil
 	case "user":
-		if home == "" {
+		switch {
+		case a.Name == "codex" && d.CodexHome != "":
+			if fi, err := os.Stat(d.CodexHome); err != nil || !fi.IsDir() {
+				return Target{}, fmt.Errorf("CODEX_HOME=%s is not a directory: Codex reads its hooks from there; create it or unset CODEX_HOME", d.CodexHome)
+			}
+			return Target{Agent: a, Scope: scope, Path: filepath.Join(d.CodexHome, filepath.Base(a.UserFile))}, nil
+		case a.Name == "opencode" && d.XDGConfig != "":
+			return Target{Agent: a, Scope: scope, Path: filepath.Join(d.XDGConfig, strings.TrimPrefix(a.UserFile, ".config/"))}, nil
+		}
+		if d.Home == "" {
 			return Target{}, errors.New("user scope needs a home directory ($HOME is not set)")
 		}
-		return Target{a, scope, filepath.Join(home, a.UserFile)}, nil
+		return Target{Agent: a, Scope: scope, Path: filepath.Join(d.Home, a.UserFile)}, nil
 	}
 	return Target{}, fmt.Errorf("unknown scope %q (want project or user)", scope)
 }
@@ -120,6 +161,9 @@ func Command(binary, scope string) string {
 // command if lore's hook is already there. It reports whether the file
 // changed; an unchanged file is not rewritten.
 func Install(t Target, command string) (bool, error) {
+	if t.Agent.Plugin {
+		return installPlugin(t, command)
+	}
 	return t.edit(func(hooks *object) (bool, error) {
 		changed := false
 		for _, ev := range t.Agent.Events {
@@ -138,6 +182,9 @@ func Install(t Target, command string) (bool, error) {
 func Uninstall(t Target) (bool, error) {
 	if _, err := os.Stat(t.Path); errors.Is(err, os.ErrNotExist) {
 		return false, nil
+	}
+	if t.Agent.Plugin {
+		return uninstallPlugin(t)
 	}
 	return t.edit(func(hooks *object) (bool, error) {
 		changed := false
@@ -174,10 +221,16 @@ type EventStatus struct {
 	Command   string `json:"command,omitempty"`
 	Binary    string `json:"binary,omitempty"`
 	BinaryOK  bool   `json:"binary_ok"`
+	// Problem is what keeps an installed hook from running, if anything
+	// lore can see: an outdated plugin, a hook the host has not trusted.
+	Problem string `json:"problem,omitempty"`
 }
 
 // Status reports lore's hook for each of the agent's events.
 func Status(t Target) ([]EventStatus, error) {
+	if t.Agent.Plugin {
+		return pluginStatus(t)
+	}
 	data, err := os.ReadFile(t.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		data = nil
@@ -199,12 +252,24 @@ func Status(t Target) ([]EventStatus, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", t.Path, err)
 		}
-		for _, g := range groups {
-			for _, cmd := range commandsOf(g) {
-				if loreCommand.MatchString(cmd) {
-					st.Installed, st.Command = true, cmd
-					st.Binary = binaryOf(cmd)
-					st.BinaryOK = binaryExists(st.Binary)
+		for gi, g := range groups {
+			var group struct {
+				Matcher *string           `json:"matcher"`
+				Hooks   []json.RawMessage `json:"hooks"`
+			}
+			if json.Unmarshal(g, &group) != nil {
+				continue
+			}
+			for hi, h := range group.Hooks {
+				cmd := commandOf(h)
+				if !loreCommand.MatchString(cmd) {
+					continue
+				}
+				st.Installed, st.Command = true, cmd
+				st.Binary = binaryOf(cmd)
+				st.BinaryOK = binaryExists(st.Binary)
+				if t.HostConfig != "" {
+					st.Problem = codexProblem(t, ev.Name, gi, hi, group.Matcher, h)
 				}
 			}
 		}
@@ -340,22 +405,6 @@ func withoutLore(g json.RawMessage) (json.RawMessage, bool, error) {
 	}
 	group.set("hooks", mustJSON(kept))
 	return mustJSON(group), true, nil
-}
-
-func commandsOf(g json.RawMessage) []string {
-	var group struct {
-		Hooks []json.RawMessage `json:"hooks"`
-	}
-	if json.Unmarshal(g, &group) != nil {
-		return nil
-	}
-	var out []string
-	for _, h := range group.Hooks {
-		if c := commandOf(h); c != "" {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 func commandOf(h json.RawMessage) string {

@@ -76,7 +76,7 @@ func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
 	teach := ""
 	if o.Teach {
 		teach = "\n### Recording\n\n```\n" + Teach + "\n```\n"
-		if len(teach) > budget/2 {
+		if len(teach) > budget/3 {
 			teach = "" // a small budget goes to the records
 		}
 	}

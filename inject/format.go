@@ -126,7 +126,7 @@ func RenderTail(what string, entries []Entry, budgetChars, maxFull int, tail str
 // repository, not the user's instructions. .lore/ is committed by anyone
 // with push access, so the model must weigh it, not obey it.
 func header(what string, n int) string {
-	return fmt.Sprintf("--- Lore Context (%s, %d item%s) ---\n%s", what, n, plural(n), notesNotOrders)
+	return fmt.Sprintf(blockStart+"%s, %d item%s) ---\n%s", what, n, plural(n), notesNotOrders)
 }
 
 // notesNotOrders is the line every block carries under its header.

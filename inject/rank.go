@@ -146,7 +146,7 @@ type query struct {
 // Rank scores the records that match any of the query's keywords, best
 // first, and marks those the relevance gate lets through (see gate).
 func (ix *Index) Rank(text string, o Options) []Scored {
-	q := ix.prepare(text)
+	q := ix.prepare(StripInjected(text))
 	if q == nil {
 		return nil
 	}

@@ -125,7 +125,10 @@ func (v *Resume) Entries() []Entry {
 	if h := v.Handoff; h != nil {
 		by := ""
 		if h.Author != "" {
-			by = " by " + h.Author
+			// The name only: an address in <angle brackets> reaches Gemini
+			// CLI's model as &lt;…&gt;, and the name is what a reader needs.
+			name, _, _ := strings.Cut(h.Author, " <")
+			by = " by " + name
 		}
 		if h.Branch != "" {
 			by += " on " + h.Branch
@@ -136,7 +139,7 @@ func (v *Resume) Entries() []Entry {
 		}
 		es = append(es, Entry{ID: h.ID, Full: full, Summary: "Last handoff: " + Summary(h)})
 	} else {
-		es = append(es, Entry{ID: "handoff", Full: "No handoff yet: end a session with lore handoff \"<summary>\" --next \"<step>\".",
+		es = append(es, Entry{ID: "handoff", Full: "No handoff yet: end a session with lore handoff \"SUMMARY\" --next \"NEXT STEP\".",
 			Summary: "No handoff yet."})
 	}
 	if g := v.Git; g != nil {

@@ -97,10 +97,11 @@ func ResumeContext(v *Resume, budgetTokens int, compacted, teach bool) Rendered 
 }
 
 // Teach ends the session-start view: the commands an agent uses to add to
-// the memory it was just shown, and when.
+// the memory it was just shown, and when. Placeholders are capitals, not
+// <angle brackets>: Gemini CLI escapes < and > in hook context as &lt; &gt;.
 const Teach = `Record what you learn (lore keeps it in the repository, committed with the code):
-  lore remember "<decision>" --rationale "<why>" | lore learn "<lesson>" --solution "<how>" | lore fail <ErrorType> "<message>"
-  Before you stop: lore handoff "<what you did>" --next "<the next step>"`
+  lore remember "DECISION" --rationale "WHY" | lore learn "LESSON" --solution "HOW" | lore fail ERROR_TYPE "MESSAGE"
+  Before you stop: lore handoff "WHAT YOU DID" --next "THE NEXT STEP"`
 
 // HookEnv is what the hook may use of its process.
 type HookEnv struct {
@@ -193,11 +194,12 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		seen.Reset() // a new, cleared or compacted context holds none of it
 		v := BuildResume(ctx, snap, git)
 		r = ResumeContext(v, budget, hin.Source == "compact", s.Config.Loop.Teach)
+		seen.Add(recordIDs(r.Full)) // a prompt about the handoff need not repeat it
 		RememberStart(s.Dir, hin.SessionID, git, now, hin.Source == "startup" || hin.Source == "clear")
 		ev.Event, ev.Marks = receipts.Start, Marks(v.Records())
 	} else {
-		if hin.Prompt == "" {
-			return errors.New("no prompt in the hook input")
+		if hin.Prompt = StripInjected(hin.Prompt); hin.Prompt == "" {
+			return errors.New("no prompt in the hook input, once host-folded context is removed")
 		}
 		ix := NewIndex(snap, s.Config)
 		var shown []*record.Record

@@ -77,8 +77,8 @@ func repoState(git *GitSource) (head, tree string) {
 // AskHandoff is the reason lore gives an agent's first Stop when the
 // session changed the repository and recorded no handoff.
 const AskHandoff = `Before you stop: this session changed the repository and recorded no handoff in lore. ` +
-	`Record one for the next session: lore handoff "<what you did>" --next "<the next step>" [--blocked "<what blocks>"]. ` +
-	`If you made a decision worth keeping, also: lore remember "<decision>" --rationale "<why>". Then finish.`
+	`Record one for the next session: lore handoff "WHAT YOU DID" --next "THE NEXT STEP" [--blocked "WHAT BLOCKS"]. ` +
+	`If you made a decision worth keeping, also: lore remember "DECISION" --rationale "WHY". Then finish.`
 
 // stop answers a Stop (Claude Code, Codex), AfterAgent (Gemini CLI) or
 // SessionEnd: it records which injected records the agent used, then, once
