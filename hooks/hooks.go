@@ -53,8 +53,13 @@ type Event struct {
 //     sources are startup|resume|clear|compact. Hooks are on by default;
 //     Codex runs a project's hooks only in a trusted project, and each
 //     handler only once the user trusted it (see codex_trust.go).
-//   - Gemini CLI, docs/hooks/reference.md: the same shape in settings.json,
-//     with BeforeAgent for prompts and timeout in milliseconds.
+//   - Gemini CLI (checked in the 0.61.0 bundle): the same shape in
+//     settings.json, with BeforeAgent for prompts and timeout in
+//     milliseconds; SessionStart's matcher is compared as a whole string, so
+//     lore's has none. Hooks run only in folders the user trusted.
+//   - opencode (checked in the 1.18.33 binary): no command hooks; it loads
+//     every {plugin,plugins}/*.js of .opencode/ and ~/.config/opencode/, and
+//     lore's plugin (opencode.go) calls lore with Claude Code's JSON.
 func Agents() []Agent {
 	return []Agent{
 		{Name: "claude", Title: "Claude Code", ProjectFile: ".claude/settings.json", UserFile: ".claude/settings.json",

@@ -7,8 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// Block limits. Claude Code caps additionalContext at 10,000 characters;
-// the budget is in tokens of about four characters.
+// Block limits. Claude Code caps additionalContext at 10,000 characters,
+// and Codex CLI moves a hook answer over 10,000 bytes (2,500 tokens of four
+// bytes) to a file, leaving the model a cut preview: a block is at most
+// MaxChars bytes. The budget is in tokens of about four characters.
 const (
 	CharsPerToken = 4
 	MaxChars      = 10000
