@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -47,6 +48,8 @@ type env struct {
 	// collect, when set, receives what a command would print with --json
 	// while it prints its text: lore mcp answers with both from one run.
 	collect func(v any)
+	// now, when set, is the clock of the stores it opens (tests pin it).
+	now func() time.Time
 }
 
 // structured hands v (the command's --json value) to collect, if set.
@@ -221,7 +224,7 @@ func (e *env) fail(err error) int {
 		code, hint = exitNotFound, "type more characters of the ID"
 	case errors.As(err, &wk):
 		code = exitUsage
-	case errors.Is(err, store.ErrEmptyText), errors.Is(err, store.ErrAllPrivate):
+	case errors.Is(err, record.ErrEmptyText), errors.Is(err, store.ErrAllPrivate):
 		code = exitUsage
 	case errors.As(err, &newer):
 		hint = "upgrade lore: go install the latest version"
@@ -266,6 +269,7 @@ func (e *env) openStore() (*store.Store, error) {
 	}
 	// Read-modify-write verbs find a record's shards through the index.
 	s.Finder = index.Finder(context.Background(), s, indexOptions)
+	s.Now = e.now
 	e.store = s
 	return s, nil
 }

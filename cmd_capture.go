@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"lore/failures"
-	"lore/inbox"
 	"lore/journal"
 	"lore/patterns"
 	"lore/record"
@@ -62,11 +62,49 @@ func (e *env) parseText(fs *pflag.FlagSet, help string, args []string, what stri
 	if err := e.parse(fs, help, args); err != nil {
 		return "", err
 	}
-	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	return e.textArgs(fs, 0, what)
+}
+
+// textArgs joins the positional words from the first-th on into the text;
+// a lone "-" (not after "--") reads the text from stdin, for text too long
+// or too awkward to quote.
+func (e *env) textArgs(fs *pflag.FlagSet, first int, what string) (string, error) {
+	words := fs.Args()[first:]
+	if len(words) == 1 && words[0] == "-" && (fs.ArgsLenAtDash() < 0 || fs.ArgsLenAtDash() > first) {
+		b, err := io.ReadAll(io.LimitReader(e.stdin, maxStdinText+1))
+		if err != nil {
+			return "", fmt.Errorf("%s: reading the %s from stdin: %v", fs.Name(), what, err)
+		}
+		if len(b) > maxStdinText {
+			return "", usageError("", "%s: the %s on stdin is over %d bytes", fs.Name(), what, maxStdinText)
+		}
+		words = []string{string(b)}
+	}
+	text := strings.TrimSpace(strings.Join(words, " "))
 	if text == "" {
 		return "", usageError(fmt.Sprintf("run 'lore %s --help'", fs.Name()), "%s: %s is empty", fs.Name(), what)
 	}
 	return text, nil
+}
+
+// maxStdinText bounds a record's text read from stdin.
+const maxStdinText = 1 << 20
+
+// captureKind makes a record of kind k from text and tags, lets its kind
+// fill its own fields, appends it and prints its short ID.
+func (e *env) captureKind(k record.Kind, text string, tags []string, fill func(r *record.Record) error) error {
+	s, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	r, err := s.New(k, text, tags)
+	if err == nil {
+		err = fill(r)
+	}
+	if err == nil {
+		err = s.Append(r)
+	}
+	return e.printCaptured(r, err)
 }
 
 // printCaptured prints the new record's short ID: the one line of data.
@@ -74,7 +112,8 @@ func (e *env) printCaptured(r *record.Record, err error) error {
 	if err != nil {
 		var ce *patterns.ConfidenceError
 		var et *failures.ErrorTypeError
-		if errors.As(err, &ce) || errors.As(err, &et) {
+		var fe *record.FieldError
+		if errors.As(err, &ce) || errors.As(err, &et) || errors.As(err, &fe) {
 			return usageError("", "%v", err)
 		}
 		return err
@@ -96,11 +135,7 @@ func cmdRemember(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := e.openStore()
-	if err != nil {
-		return err
-	}
-	return e.printCaptured(journal.Remember(s, text, journal.Options{Rationale: o.rationale, Alternatives: o.alternatives, Tags: o.tags}))
+	return e.captureKind(record.Decision, text, o.tags, o.decision)
 }
 
 const learnHelp = `Usage: lore learn "<pattern>" [--context C] [--solution S] [--anti] [--confidence 0.0-1.0] [--tags t1,t2]
@@ -118,27 +153,31 @@ func cmdLearn(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkConfidence(o.confidence); err != nil {
-		return err
+	if err := patterns.CheckConfidence(o.confidence); err != nil {
+		return usageError("", "learn: %v", err)
 	}
-	s, err := e.openStore()
-	if err != nil {
-		return err
-	}
-	return e.printCaptured(patterns.Learn(s, text, o.patternOptions()))
+	return e.captureKind(record.Pattern, text, o.tags, o.pattern)
 }
 
-func checkConfidence(c float64) error {
-	if c < 0 || c > 1 || c != c {
-		return usageError("", "%v", &patterns.ConfidenceError{Value: c})
-	}
-	return nil
+// Each kind's own fields, from the flags, filled by the kind's package.
+func (o *captureOptions) decision(r *record.Record) error {
+	return journal.Make(r, journal.Options{Rationale: o.rationale, Alternatives: o.alternatives})
 }
 
-func (o *captureOptions) patternOptions() patterns.Options {
+func (o *captureOptions) pattern(r *record.Record) error {
 	c := o.confidence
-	return patterns.Options{Context: o.context, Solution: o.solution, Anti: o.anti, Confidence: &c, Tags: o.tags}
+	return patterns.Make(r, patterns.Options{Context: o.context, Solution: o.solution, Anti: o.anti, Confidence: &c})
 }
+
+func (o *captureOptions) failure(r *record.Record) error {
+	return failures.Make(r, failures.Options{ErrorType: o.errorType, Tool: o.tool})
+}
+
+func (o *captureOptions) handoff(r *record.Record) error {
+	return transfer.Make(r, transfer.Options{Next: o.next, Blocked: o.blocked})
+}
+
+func observation(*record.Record) error { return nil }
 
 const failHelp = `Usage: lore fail <ErrorType> "<message>" [--tool T] [--tags t1,t2]
 
@@ -159,12 +198,12 @@ func cmdFail(_ context.Context, e *env, args []string) error {
 	if err := failures.CheckErrorType(fs.Arg(0)); err != nil {
 		return usageError("", "fail: %v", err)
 	}
-	s, err := e.openStore()
+	o.errorType = fs.Arg(0)
+	msg, err := e.textArgs(fs, 1, "message")
 	if err != nil {
 		return err
 	}
-	msg := strings.Join(fs.Args()[1:], " ")
-	return e.printCaptured(failures.Fail(s, fs.Arg(0), msg, failures.Options{Tool: o.tool, Tags: o.tags}))
+	return e.captureKind(record.Failure, msg, o.tags, o.failure)
 }
 
 const handoffHelp = `Usage: lore handoff "<summary>" [--next N]... [--blocked B]... [--tags t1,t2]
@@ -181,11 +220,7 @@ func cmdHandoff(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := e.openStore()
-	if err != nil {
-		return err
-	}
-	return e.printCaptured(transfer.Handoff(s, text, transfer.Options{Next: o.next, Blocked: o.blocked, Tags: o.tags}))
+	return e.captureKind(record.Handoff, text, o.tags, o.handoff)
 }
 
 const observeHelp = `Usage: lore observe "<text>" [--tags t1,t2]
@@ -201,11 +236,7 @@ func cmdObserve(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := e.openStore()
-	if err != nil {
-		return err
-	}
-	return e.printCaptured(inbox.Observe(s, text, o.tags))
+	return e.captureKind(record.Observation, text, o.tags, observation)
 }
 
 const captureHelp = `Usage: lore capture "<text>" [flags]
@@ -236,24 +267,16 @@ func cmdCapture(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := e.openStore()
-	if err != nil {
-		return err
-	}
-	switch kind {
-	case record.Decision:
-		return e.printCaptured(journal.Remember(s, text, journal.Options{Rationale: o.rationale, Alternatives: o.alternatives, Tags: o.tags}))
-	case record.Pattern:
-		if err := checkConfidence(o.confidence); err != nil {
-			return err
+	fill := map[record.Kind]func(*record.Record) error{
+		record.Decision: o.decision, record.Pattern: o.pattern, record.Failure: o.failure,
+		record.Handoff: o.handoff, record.Observation: observation,
+	}[kind]
+	if kind == record.Pattern {
+		if err := patterns.CheckConfidence(o.confidence); err != nil {
+			return usageError("", "capture: %v", err)
 		}
-		return e.printCaptured(patterns.Learn(s, text, o.patternOptions()))
-	case record.Failure:
-		return e.printCaptured(failures.Fail(s, o.errorType, text, failures.Options{Tool: o.tool, Tags: o.tags}))
-	case record.Handoff:
-		return e.printCaptured(transfer.Handoff(s, text, transfer.Options{Next: o.next, Blocked: o.blocked, Tags: o.tags}))
 	}
-	return e.printCaptured(inbox.Observe(s, text, o.tags))
+	return e.captureKind(kind, text, o.tags, fill)
 }
 
 // inferKind picks the kind from the flags that were set.

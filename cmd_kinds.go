@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -45,8 +47,11 @@ func (e *env) dispatch(name string, verbs map[string]subcommand, order []string,
 	return v.run(e, args[1:])
 }
 
-// idVerb is a verb that takes one record ID and appends a new version.
-func idVerb(name, usage, did string, apply func(s *store.Store, ref string) (*record.Record, error)) subcommand {
+// idVerb is a verb that takes one record ID of kind k and appends the
+// version change derives from the current one; when the record is already
+// so (change returns record.ErrUnchanged), it says unchanged and writes
+// nothing.
+func idVerb(name, usage, did, unchanged string, k record.Kind, change func(r *record.Record) error) subcommand {
 	return subcommand{usage, func(e *env, args []string) error {
 		fs := newFlags(name)
 		if err := e.parse(fs, "Usage: "+usage, args); err != nil {
@@ -59,14 +64,24 @@ func idVerb(name, usage, did string, apply func(s *store.Store, ref string) (*re
 		if err != nil {
 			return err
 		}
-		r, err := apply(s, fs.Arg(0))
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "lore: %s %s\n", did, r.Short())
-		fmt.Fprintln(e.stdout, r.Short())
-		return nil
+		r, err := s.Update(k, fs.Arg(0), change)
+		return e.printUpdated(r, err, did, unchanged)
 	}}
+}
+
+// printUpdated reports a lifecycle verb's outcome: the new version's short
+// ID, or that the record was already so.
+func (e *env) printUpdated(r *record.Record, err error, did, unchanged string) error {
+	switch {
+	case errors.Is(err, record.ErrUnchanged):
+		fmt.Fprintf(e.stderr, "lore: %s %s; nothing written\n", r.Short(), unchanged)
+	case err != nil:
+		return err
+	default:
+		fmt.Fprintf(e.stderr, "lore: %s %s\n", did, r.Short())
+	}
+	fmt.Fprintln(e.stdout, r.Short())
+	return nil
 }
 
 func cmdJournal(_ context.Context, e *env, args []string) error {
@@ -84,23 +99,18 @@ func cmdJournal(_ context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			r, err := journal.Revise(s, fs.Arg(0), strings.Join(fs.Args()[1:], " "), *rationale)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "lore: revised %s\n", r.Short())
-			fmt.Fprintln(e.stdout, r.Short())
-			return nil
+			r, err := s.Update(record.Decision, fs.Arg(0), journal.Revise(strings.Join(fs.Args()[1:], " "), *rationale))
+			return e.printUpdated(r, err, "revised", "already says that")
 		}},
-		"abandon": idVerb("journal abandon", "lore journal abandon <id>                                 mark a decision abandoned", "abandoned", journal.Abandon),
+		"abandon": idVerb("journal abandon", "lore journal abandon <id>                                 mark a decision abandoned", "abandoned", "is already abandoned", record.Decision, journal.Abandon),
 	}
 	return e.dispatch("journal", verbs, []string{"revise", "abandon"}, args)
 }
 
 func cmdPatterns(_ context.Context, e *env, args []string) error {
 	verbs := map[string]subcommand{
-		"validate":  idVerb("patterns validate", "lore patterns validate <id>    the pattern proved right again: confidence +0.1", "validated", patterns.Validate),
-		"deprecate": idVerb("patterns deprecate", "lore patterns deprecate <id>   the pattern no longer applies", "deprecated", patterns.Deprecate),
+		"validate":  idVerb("patterns validate", "lore patterns validate <id>    the pattern proved right again: confidence +0.1", "validated", "is already at confidence 1.0", record.Pattern, patterns.Validate),
+		"deprecate": idVerb("patterns deprecate", "lore patterns deprecate <id>   the pattern no longer applies", "deprecated", "is already deprecated", record.Pattern, patterns.Deprecate),
 	}
 	return e.dispatch("patterns", verbs, []string{"validate", "deprecate"}, args)
 }
@@ -130,7 +140,7 @@ func cmdInbox(_ context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			r, err := inbox.Promote(s, fs.Arg(0), inbox.PromoteOptions{To: k, ErrorType: *errType})
+			r, err := promote(s, fs.Arg(0), k, *errType)
 			if err != nil {
 				return err
 			}
@@ -138,9 +148,51 @@ func cmdInbox(_ context.Context, e *env, args []string) error {
 			fmt.Fprintln(e.stdout, r.Short())
 			return nil
 		}},
-		"dismiss": idVerb("inbox dismiss", "lore inbox dismiss <id>   the observation needs no record", "dismissed", inbox.Dismiss),
+		"dismiss": idVerb("inbox dismiss", "lore inbox dismiss <id>   the observation needs no record", "dismissed", "is already dismissed", record.Observation, inbox.Dismiss),
 	}
 	return e.dispatch("inbox", verbs, []string{"promote", "dismiss"}, args)
+}
+
+// promote makes a record of kind to from the observation ref names, with
+// the defaults of that kind's own constructor, and appends the
+// observation's next version marked promoted to it: both under one lock.
+func promote(s *store.Store, ref string, to record.Kind, errorType string) (*record.Record, error) {
+	if err := inbox.CanPromoteTo(to); err != nil {
+		return nil, err
+	}
+	var made *record.Record
+	err := s.Transact(func(tx *store.Tx) error {
+		obs, err := tx.Current(record.Observation, ref)
+		if err != nil {
+			return err
+		}
+		next := tx.Next(obs)
+		if made, err = s.New(to, obs.Text, obs.Tags); err != nil {
+			return err
+		}
+		if err := inbox.Promoted(next, made.ID); err != nil {
+			return err
+		}
+		made.From = obs.ID
+		switch to {
+		case record.Decision:
+			err = journal.Make(made, journal.Options{})
+		case record.Pattern:
+			err = patterns.Make(made, patterns.Options{})
+		case record.Failure:
+			err = failures.Make(made, failures.Options{ErrorType: cmp.Or(errorType, failures.PromotedErrorType)})
+		}
+		if err != nil {
+			return err
+		}
+		// The new record first: a crash between the two writes leaves the
+		// observation unpromoted, never a promotion pointing nowhere.
+		if err := tx.Append(made); err != nil {
+			return err
+		}
+		return tx.Append(next)
+	})
+	return made, err
 }
 
 func cmdFailures(ctx context.Context, e *env, args []string) error {
@@ -159,7 +211,7 @@ func cmdFailures(ctx context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			ts := failures.Recurring(snap, *minCount)
+			ts := inject.Recurring(snap, *minCount)
 			if *asJSON {
 				if ts == nil {
 					ts = []failures.Trigger{}
@@ -174,7 +226,7 @@ func cmdFailures(ctx context.Context, e *env, args []string) error {
 				if len(t.Tools) > 0 {
 					tools = " (" + strings.Join(t.Tools, ", ") + ")"
 				}
-				fmt.Fprintf(e.stdout, "%3d× %s, last %s: %s\n", t.Count, termSafe(t.ErrorType+tools), t.Last.Format("2006-01-02"), termSafe(inject.OneLine(t.Example)))
+				fmt.Fprintf(e.stdout, "%3d× %s, last %s: %s\n", t.Count, termSafe(t.ErrorType+tools), t.Last.Format("2006-01-02"), termSafe(record.OneLine(t.Example)))
 			}
 			return nil
 		}},

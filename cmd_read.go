@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"lore/inject"
+	"lore/kinds"
 	"lore/record"
 )
 
@@ -87,7 +88,7 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%s %s%s\n", e.paint(r.Kind, string(r.Kind)), termSafe(r.ID), status)
 	fmt.Fprintf(e.stdout, "  %s\n", termSafe(r.Title()))
-	for _, l := range inject.DetailLines(r) {
+	for _, l := range kinds.Detail(r) {
 		fmt.Fprintf(e.stdout, "  %s\n", termSafe(l))
 	}
 	if r.From != "" {
@@ -103,7 +104,7 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "\nHistory (%d version%s):\n", len(hist), plural(len(hist)))
 	for i, v := range hist {
 		fmt.Fprintf(e.stdout, "  %s  %-10s %s\n", v.Time.Format("2006-01-02 15:04:05"), termSafe(versionLabel(hist, i)), termSafe(origin(v)))
-		fmt.Fprintf(e.stdout, "      %s\n", termSafe(inject.OneLine(v.Title())))
+		fmt.Fprintf(e.stdout, "      %s\n", termSafe(record.OneLine(v.Title())))
 		fmt.Fprintf(e.stdout, "      %s\n", termSafe(v.Source.String()))
 	}
 	return nil

@@ -210,7 +210,7 @@ func TestMCPProtocol(t *testing.T) {
 		{"remember", map[string]any{"text": ""}, "lore: error: remember: decision is empty"},
 		{"show", map[string]any{"id": "dec-zzzzzz"}, `lore: error: no record matches "dec-zzzzzz"`},
 		{"show", map[string]any{"id": "dec-"}, `lore: error: "dec-" is ambiguous`},
-		{"learn", map[string]any{"text": "x", "confidence": 3}, "lore: error: confidence 3 is outside 0.0-1.0"},
+		{"learn", map[string]any{"text": "x", "confidence": 3}, "lore: error: learn: confidence 3 is outside 0.0-1.0"},
 		{"search", map[string]any{"query": "x", "kind": "nonsense"}, "lore: error: search: "},
 		{"search", map[string]any{"query": 5}, `validating /properties/query`},
 	} {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 
-	"lore/inject"
 	"lore/record"
 )
 
@@ -76,8 +75,8 @@ func (e *env) paint(k record.Kind, s string) string {
 func (e *env) listLine(r *record.Record) string {
 	status := ""
 	if r.Status != record.StatusActive {
-		status = " [" + termSafe(inject.OneLine(r.Status)) + "]"
+		status = " [" + termSafe(record.OneLine(r.Status)) + "]"
 	}
 	return fmt.Sprintf("%-13s %s  %-11s %s%s", termSafe(r.Short()), r.Created.Format("2006-01-02"),
-		e.paint(r.Kind, string(r.Kind)), termSafe(inject.OneLine(r.Title())), status)
+		e.paint(r.Kind, string(r.Kind)), termSafe(record.OneLine(r.Title())), status)
 }

@@ -1,6 +1,6 @@
 // Package failures owns failures: an error type, its message and the tool
-// that hit it, and the triggers report that surfaces error types that keep
-// recurring.
+// that hit it, what makes one valid, how one reads, and the triggers report
+// that surfaces error types that keep recurring.
 package failures
 
 import (
@@ -12,15 +12,17 @@ import (
 	"time"
 	"unicode"
 
-	"lore/index"
 	"lore/record"
-	"lore/store"
 )
 
-// Options are a failure's optional fields.
+// PromotedErrorType is the error type of a failure promoted from an
+// observation when the promotion names none.
+const PromotedErrorType = "Observed"
+
+// Options are a failure's own fields.
 type Options struct {
-	Tool string
-	Tags []string
+	ErrorType string
+	Tool      string
 }
 
 // ErrorTypeError is an error type that is empty or not one word.
@@ -43,19 +45,51 @@ func CheckErrorType(t string) error {
 	return nil
 }
 
-// Fail appends a new failure.
-func Fail(s *store.Store, errorType, message string, o Options) (*record.Record, error) {
-	errorType = strings.TrimSpace(errorType)
-	if err := CheckErrorType(errorType); err != nil {
-		return nil, err
-	}
-	r, err := s.New(record.Failure, message, o.Tags)
-	if err != nil {
-		return nil, err
-	}
-	r.ErrorType = errorType
+// Make fills a new failure's fields on r, an envelope of kind failure.
+func Make(r *record.Record, o Options) error {
+	r.ErrorType = strings.TrimSpace(o.ErrorType)
 	r.Tool = strings.TrimSpace(o.Tool)
-	return r, s.Append(r)
+	return Check(r)
+}
+
+// Check is what every version of a failure must satisfy, written or read.
+func Check(r *record.Record) error {
+	if err := CheckErrorType(r.ErrorType); err != nil {
+		return &record.FieldError{Field: "error_type", Value: r.ErrorType, Want: err.Error()}
+	}
+	return record.StatusError(r, record.StatusActive)
+}
+
+// Describe lays a failure out for a context block:
+//
+//	[failure] fail-d5hfrswv (2026-08-11, tool: Bash)
+//	  NonZeroExit: deploy.sh fails when DEPLOY_ENV is unset
+func Describe(r *record.Record) record.Item {
+	extra := ""
+	if r.Tool != "" {
+		extra = ", tool: " + r.Tool
+	}
+	if !r.Active() {
+		extra += ", " + r.Status
+	}
+	return record.Item{Heading: fmt.Sprintf("[failure] %s (%s%s)", r.Short(), r.Created.Format("2006-01-02"), extra), Body: []string{r.ErrorType + ": " + r.Text}}
+}
+
+// Detail is the failure's fields, one line each, for lore show.
+func Detail(r *record.Record) []string {
+	out := []string{"Error type: " + r.ErrorType}
+	if r.Tool != "" {
+		out = append(out, "Tool: "+r.Tool)
+	}
+	return out
+}
+
+// Occurrence is one active failure, as the triggers report counts it.
+type Occurrence struct {
+	ID        string
+	ErrorType string
+	Tool      string
+	Created   time.Time
 }
 
 // Trigger is an error type seen repeatedly.
@@ -69,45 +103,24 @@ type Trigger struct {
 	latest    int
 }
 
-// Recurring is Triggers over the snapshot's current records, decoding
-// only the active failures.
-func Recurring(snap *index.Snapshot, min int) []Trigger {
-	docs := func(yield func(int, index.Doc) bool) {
-		for i := range snap.Len() {
-			if !snap.Current(i) {
-				continue
-			}
-			if kind, status := snap.KindStatus(i); kind == record.Failure && status == record.StatusActive {
-				if !yield(i, snap.Doc(i)) {
-					return
-				}
-			}
-		}
-	}
-	return Triggers(docs, min, func(i int) string { return snap.Record(i).Text })
-}
-
-// Triggers returns the error types with at least min failures among docs,
-// most frequent first. message(i) gives doc i's message, asked only for the
-// latest failure of each type reported.
-func Triggers(docs iter.Seq2[int, index.Doc], min int, message func(i int) string) []Trigger {
+// Triggers returns the error types with at least min of the failures seen,
+// most frequent first. message(i) gives failure i's message, asked only for
+// the latest failure of each type reported.
+func Triggers(seen iter.Seq2[int, Occurrence], min int, message func(i int) string) []Trigger {
 	by := map[string]*Trigger{}
-	for i, d := range docs {
-		if d.Kind != record.Failure || d.Status != record.StatusActive {
-			continue
-		}
-		t := by[d.ErrorType]
+	for i, f := range seen {
+		t := by[f.ErrorType]
 		if t == nil {
-			t = &Trigger{ErrorType: d.ErrorType, latest: -1}
-			by[d.ErrorType] = t
+			t = &Trigger{ErrorType: f.ErrorType, latest: -1}
+			by[f.ErrorType] = t
 		}
 		t.Count++
-		t.IDs = append(t.IDs, d.ID)
-		if created := time.Unix(0, d.Created).UTC(); t.latest < 0 || created.After(t.Last) {
-			t.Last, t.latest = created, i
+		t.IDs = append(t.IDs, f.ID)
+		if t.latest < 0 || f.Created.After(t.Last) {
+			t.Last, t.latest = f.Created, i
 		}
-		if d.Tool != "" && !slices.Contains(t.Tools, d.Tool) {
-			t.Tools = append(t.Tools, d.Tool)
+		if f.Tool != "" && !slices.Contains(t.Tools, f.Tool) {
+			t.Tools = append(t.Tools, f.Tool)
 		}
 	}
 	var out []Trigger
@@ -126,12 +139,4 @@ func Triggers(docs iter.Seq2[int, index.Doc], min int, message func(i int) strin
 		return out[i].Last.After(out[j].Last)
 	})
 	return out
-}
-
-// Heading is the failure's detail for its title line: "(tool: Bash)".
-func Heading(r *record.Record) string {
-	if r.Tool == "" {
-		return ""
-	}
-	return "tool: " + r.Tool
 }

@@ -1,28 +1,27 @@
 package failures
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
-	"lore/index"
 	"lore/record"
 )
 
-func TestTriggersCountActiveFailuresByType(t *testing.T) {
-	day := func(d int) int64 { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC).UnixNano() }
-	docs := []index.Doc{
-		{ID: "fail-a", Kind: record.Failure, ErrorType: "NonZeroExit", Tool: "Bash", Created: day(1)},
-		{ID: "fail-b", Kind: record.Failure, ErrorType: "NonZeroExit", Tool: "npm", Created: day(3)},
-		{ID: "fail-c", Kind: record.Failure, ErrorType: "NonZeroExit", Tool: "Bash", Created: day(2)},
-		{ID: "fail-d", Kind: record.Failure, ErrorType: "TypeError", Created: day(4)},
-		{ID: "fail-e", Kind: record.Failure, ErrorType: "TypeError", Created: day(5), Status: record.StatusAbandoned},
-		{ID: "dec-f", Kind: record.Decision, ErrorType: "NonZeroExit", Created: day(6)},
+func TestTriggersCountFailuresByType(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	seen := []Occurrence{
+		{ID: "fail-a", ErrorType: "NonZeroExit", Tool: "Bash", Created: day(1)},
+		{ID: "fail-b", ErrorType: "NonZeroExit", Tool: "npm", Created: day(3)},
+		{ID: "fail-c", ErrorType: "NonZeroExit", Tool: "Bash", Created: day(2)},
+		{ID: "fail-d", ErrorType: "TypeError", Created: day(4)},
 	}
 	msgs := map[int]string{1: "lint failed"}
-	ts := Triggers(slices.All(docs), 2, func(i int) string { return msgs[i] })
+	ts := Triggers(slices.All(seen), 2, func(i int) string { return msgs[i] })
 	if len(ts) != 1 {
-		t.Fatalf("triggers %+v, want only NonZeroExit (TypeError has one active failure)", ts)
+		t.Fatalf("triggers %+v, want only NonZeroExit (TypeError was seen once)", ts)
 	}
 	tr := ts[0]
 	if tr.ErrorType != "NonZeroExit" || tr.Count != 3 || tr.Example != "lint failed" ||
@@ -41,5 +40,22 @@ func TestCheckErrorType(t *testing.T) {
 		if CheckErrorType(bad) == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+func TestMakeAndCheck(t *testing.T) {
+	r := &record.Record{Kind: record.Failure, Text: "deploy.sh fails"}
+	if err := Make(r, Options{ErrorType: " NonZeroExit ", Tool: " Bash "}); err != nil || r.ErrorType != "NonZeroExit" || r.Tool != "Bash" {
+		t.Fatalf("Make: %v %+v", err, r)
+	}
+	if got := Describe(r).String(); !strings.Contains(got, "tool: Bash") || !strings.Contains(got, "NonZeroExit: deploy.sh fails") {
+		t.Errorf("Describe: %q", got)
+	}
+	var fe *record.FieldError
+	if err := Make(&record.Record{Kind: record.Failure}, Options{ErrorType: "two words"}); !errors.As(err, &fe) || fe.Field != "error_type" {
+		t.Errorf("a bad error type: %v", err)
+	}
+	if err := Check(&record.Record{Kind: record.Failure, ErrorType: "E", Status: record.StatusAbandoned}); err == nil {
+		t.Error("an abandoned failure passed the check: failures have no lifecycle")
 	}
 }

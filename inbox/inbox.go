@@ -1,82 +1,62 @@
 // Package inbox owns observations: raw notes captured without deciding what
-// they are, triaged later by promoting them to a decision, pattern or
-// failure, or by dismissing them.
+// they are, what makes one valid, how one reads, and their triage: promoted
+// to a decision, pattern or failure (made by that kind's own package), or
+// dismissed.
 package inbox
 
 import (
 	"fmt"
 
 	"lore/record"
-	"lore/store"
 )
 
-// Observe appends a new observation.
-func Observe(s *store.Store, text string, tags []string) (*record.Record, error) {
-	r, err := s.New(record.Observation, text, tags)
-	if err != nil {
-		return nil, err
+// Check is what every version of an observation must satisfy, written or
+// read: a promoted one names the record it became.
+func Check(r *record.Record) error {
+	if err := record.StatusError(r, record.StatusActive, record.StatusPromoted, record.StatusDismissed); err != nil {
+		return err
 	}
-	return r, s.Append(r)
+	if r.Status == record.StatusPromoted {
+		if k, ok := record.KindOfID(r.PromotedTo); !ok || k == record.Observation || !record.ValidID(r.PromotedTo) {
+			return &record.FieldError{Field: "promoted_to", Value: r.PromotedTo, Want: "a promoted observation names the decision, pattern or failure it became"}
+		}
+	}
+	return nil
 }
 
-// PromoteOptions say what the observation becomes.
-type PromoteOptions struct {
-	To        record.Kind
-	ErrorType string // for a failure; "Observed" if empty
-}
-
-// Promote creates a record of kind o.To from the observation ref names and
-// appends a version of the observation marked promoted, pointing at it. It
-// returns the new record.
-func Promote(s *store.Store, ref string, o PromoteOptions) (*record.Record, error) {
-	switch o.To {
+// CanPromoteTo says whether an observation can become a record of kind k.
+func CanPromoteTo(k record.Kind) error {
+	switch k {
 	case record.Decision, record.Pattern, record.Failure:
-	default:
-		return nil, fmt.Errorf("cannot promote to %q (want decision, pattern or failure)", o.To)
+		return nil
 	}
-	var made *record.Record
-	err := s.Transact(func(tx *store.Tx) error {
-		obs, err := tx.Current(record.Observation, ref)
-		if err != nil {
-			return err
-		}
-		if obs.Status == record.StatusPromoted {
-			return fmt.Errorf("%s was already promoted to %s", obs.Short(), record.ShortID(obs.PromotedTo))
-		}
-		if made, err = s.New(o.To, obs.Text, obs.Tags); err != nil {
-			return err
-		}
-		made.From = obs.ID
-		if o.To == record.Failure {
-			made.ErrorType = o.ErrorType
-			if made.ErrorType == "" {
-				made.ErrorType = "Observed"
-			}
-		}
-		if o.To == record.Pattern {
-			c := 0.5
-			made.Confidence = &c
-		}
-		// The new record first: a crash between the two writes leaves the
-		// observation unpromoted, never a promotion pointing nowhere.
-		if err := tx.Append(made); err != nil {
-			return err
-		}
-		next := tx.Next(obs)
-		next.Status = record.StatusPromoted
-		next.PromotedTo = made.ID
-		return tx.Append(next)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return made, nil
+	return fmt.Errorf("cannot promote to %q (want decision, pattern or failure)", k)
 }
 
-// Dismiss appends a version of the observation marked dismissed.
-func Dismiss(s *store.Store, ref string) (*record.Record, error) {
-	return s.Update(record.Observation, ref, func(r *record.Record) error {
-		r.Status = record.StatusDismissed
-		return nil
-	})
+// Promoted marks next, the observation's next version, as promoted to the
+// record made from it. An observation is promoted once.
+func Promoted(next *record.Record, made string) error {
+	if next.Status == record.StatusPromoted {
+		return fmt.Errorf("%s was already promoted to %s", next.Short(), record.ShortID(next.PromotedTo))
+	}
+	next.Status, next.PromotedTo = record.StatusPromoted, made
+	return nil
+}
+
+// Dismiss marks the next version of an observation dismissed.
+func Dismiss(r *record.Record) error {
+	if r.Status == record.StatusDismissed {
+		return record.ErrUnchanged
+	}
+	r.Status = record.StatusDismissed
+	return nil
+}
+
+// Describe lays an observation out for a context block.
+func Describe(r *record.Record) record.Item {
+	status := ""
+	if !r.Active() {
+		status = ", " + r.Status
+	}
+	return record.Item{Heading: fmt.Sprintf("[observation] %s (%s%s)", r.Short(), r.Created.Format("2006-01-02"), status), Body: []string{r.Text}}
 }

@@ -67,6 +67,9 @@ func capture(t *testing.T, s *store.Store, k record.Kind, text string) *record.R
 	if err != nil {
 		t.Fatal(err)
 	}
+	if k == record.Failure {
+		r.ErrorType = "NonZeroExit"
+	}
 	if err := s.Append(r); err != nil {
 		t.Fatal(err)
 	}
@@ -203,6 +206,9 @@ func writeRecords(t *testing.T, path string, k record.Kind, n, seed int) []*reco
 		ts := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(seed*1000+i) * time.Second)
 		r := &record.Record{V: 1, ID: record.NewID(k, ts), Kind: k, Time: ts, Created: ts,
 			Text: fmt.Sprintf("word%d shard %d item %d", seed%7, seed, i)}
+		if k == record.Failure {
+			r.ErrorType = "NonZeroExit"
+		}
 		line, err := r.MarshalLine()
 		if err != nil {
 			t.Fatal(err)

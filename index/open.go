@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"lore/kinds"
 	"lore/record"
 	"lore/store"
 )
@@ -434,7 +435,7 @@ func (sc *scan) parse(j parseJob) (*shardFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs, warns, err := record.ParseShard(sc.store.Rel(abs), data)
+	recs, warns, err := kinds.ParseShard(sc.store.Rel(abs), data)
 	if err != nil {
 		return nil, err
 	}

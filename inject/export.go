@@ -145,7 +145,7 @@ func decisionLine(r *record.Record) string {
 // md makes record text safe inside the Markdown: one line, no control
 // characters, and nothing that could close lore's section markers.
 func md(s string) string {
-	s = OneLine(Sanitize(s))
+	s = record.OneLine(Sanitize(s))
 	return strings.NewReplacer("<!--", "<! --", "-->", "-- >").Replace(s)
 }
 

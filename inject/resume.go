@@ -11,6 +11,7 @@ import (
 	"lore/failures"
 	"lore/index"
 	"lore/internal/topk"
+	"lore/kinds"
 	"lore/patterns"
 	"lore/record"
 	"lore/transfer"
@@ -94,7 +95,7 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, git *GitSource) *Res
 	for _, w := range pats.Items() {
 		v.Patterns = append(v.Patterns, snap.Record(w.doc))
 	}
-	v.Failures = failures.Recurring(snap, recurringMin)
+	v.Failures = Recurring(snap, recurringMin)
 	if len(v.Failures) > resumeFailures {
 		v.Failures = v.Failures[:resumeFailures]
 	}
@@ -133,9 +134,9 @@ func (v *Resume) Entries() []Entry {
 		if h.Branch != "" {
 			by += " on " + h.Branch
 		}
-		full := fmt.Sprintf("Last handoff %s (%s%s):\n  %s", h.Short(), h.Created.Format("2006-01-02 15:04"), by, OneLine(h.Text))
-		for _, l := range transfer.Body(h) {
-			full += "\n  " + OneLine(l)
+		full := fmt.Sprintf("Last handoff %s (%s%s):\n  %s", h.Short(), h.Created.Format("2006-01-02 15:04"), by, record.OneLine(h.Text))
+		for _, l := range transfer.Detail(h) {
+			full += "\n  " + record.OneLine(l)
 		}
 		es = append(es, Entry{ID: h.ID, Full: full, Summary: "Last handoff: " + Summary(h)})
 	} else {
@@ -146,17 +147,17 @@ func (v *Resume) Entries() []Entry {
 		es = append(es, Entry{ID: "git", Full: g.text(), Summary: g.summary()})
 	}
 	for _, r := range v.Decisions {
-		es = append(es, Entry{ID: r.ID, Full: Describe(r).String(), Summary: Summary(r)})
+		es = append(es, Entry{ID: r.ID, Full: kinds.Describe(r).String(), Summary: Summary(r)})
 	}
 	for _, r := range v.Patterns {
-		es = append(es, Entry{ID: r.ID, Full: Describe(r).String(), Summary: Summary(r)})
+		es = append(es, Entry{ID: r.ID, Full: kinds.Describe(r).String(), Summary: Summary(r)})
 	}
 	for _, t := range v.Failures {
 		tools := ""
 		if len(t.Tools) > 0 {
 			tools = " (" + strings.Join(t.Tools, ", ") + ")"
 		}
-		line := fmt.Sprintf("[recurring failure] %d× %s%s, last %s: %s", t.Count, t.ErrorType, tools, t.Last.Format("2006-01-02"), OneLine(t.Example))
+		line := fmt.Sprintf("[recurring failure] %d× %s%s, last %s: %s", t.Count, t.ErrorType, tools, t.Last.Format("2006-01-02"), record.OneLine(t.Example))
 		es = append(es, Entry{ID: "trigger:" + t.ErrorType, Full: line, Summary: CutWords(line, 120)})
 	}
 	if v.Inbox > 0 {
@@ -216,4 +217,24 @@ func (g *GitChanges) text() string {
 
 func (g *GitChanges) summary() string {
 	return fmt.Sprintf("Git on %s: %d commits since the handoff, %d uncommitted files.", g.Branch, len(g.Commits), len(g.Uncommitted))
+}
+
+// Recurring is failures.Triggers over the snapshot's active failures,
+// decoding only the messages it reports.
+func Recurring(snap *index.Snapshot, min int) []failures.Trigger {
+	seen := func(yield func(int, failures.Occurrence) bool) {
+		for i := range snap.Len() {
+			if !snap.Current(i) {
+				continue
+			}
+			if kind, status := snap.KindStatus(i); kind != record.Failure || status != record.StatusActive {
+				continue
+			}
+			d := snap.Doc(i)
+			if !yield(i, failures.Occurrence{ID: d.ID, ErrorType: d.ErrorType, Tool: d.Tool, Created: time.Unix(0, d.Created).UTC()}) {
+				return
+			}
+		}
+	}
+	return failures.Triggers(seen, min, func(i int) string { return snap.Record(i).Text })
 }

@@ -12,6 +12,7 @@ import (
 
 	"lore/config"
 	"lore/index"
+	"lore/kinds"
 	"lore/receipts"
 	"lore/record"
 	"lore/store"
@@ -62,7 +63,7 @@ func promptContext(ix *Index, cfg *config.Config, prompt string, budgetTokens in
 			continue
 		}
 		recs[sc.Rec.ID] = sc.Rec
-		en := Entry{ID: sc.Rec.ID, Full: Describe(sc.Rec).String(), Summary: Summary(sc.Rec)}
+		en := Entry{ID: sc.Rec.ID, Full: kinds.Describe(sc.Rec).String(), Summary: Summary(sc.Rec)}
 		if seen != nil && seen.Has(sc.Rec.ID) {
 			en.SummaryOnly = true
 		} else {

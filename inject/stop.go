@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"lore/kinds"
 	"lore/receipts"
 	"lore/record"
 	"lore/store"
@@ -206,7 +207,7 @@ func handoffSince(storeDir string, t time.Time) bool {
 			if err != nil {
 				continue
 			}
-			recs, _, _ := record.ParseShard(f, data)
+			recs, _, _ := kinds.ParseShard(f, data)
 			for _, r := range recs {
 				if r.Kind == record.Handoff && !r.Created.Before(t) {
 					return true

@@ -1,7 +1,8 @@
-// Package patterns owns patterns and anti-patterns: lessons learned as
-// context and solution with a confidence, validated as they prove out and
-// deprecated when they stop applying. They are stored as TOML tables
-// because people edit and review them by hand.
+// Package patterns owns patterns and anti-patterns: lessons learned as a
+// context and a solution with a confidence, what makes one valid, how one
+// reads, and the lifecycle verbs: validate (it proved right again:
+// confidence rises) and deprecate (it no longer applies). Patterns are
+// stored as TOML tables because people edit and review them by hand.
 package patterns
 
 import (
@@ -10,22 +11,21 @@ import (
 	"strings"
 
 	"lore/record"
-	"lore/store"
 )
 
-// DefaultConfidence is a new pattern's confidence when none is given.
+// DefaultConfidence is a new pattern's confidence when none is given, and
+// the confidence of a pattern whose file gives none.
 const DefaultConfidence = 0.7
 
 // ValidateStep is how much one validation raises confidence.
 const ValidateStep = 0.1
 
-// Options are a pattern's optional fields.
+// Options are a pattern's own fields. A nil Confidence is the default.
 type Options struct {
 	Context    string
 	Solution   string
 	Anti       bool
 	Confidence *float64
-	Tags       []string
 }
 
 // ConfidenceError is a confidence outside 0..1.
@@ -35,45 +35,63 @@ func (e *ConfidenceError) Error() string {
 	return fmt.Sprintf("confidence %g is outside 0.0-1.0", e.Value)
 }
 
-// Learn appends a new pattern.
-func Learn(s *store.Store, text string, o Options) (*record.Record, error) {
+// CheckConfidence accepts a confidence from 0 to 1.
+func CheckConfidence(c float64) error {
+	if c < 0 || c > 1 || math.IsNaN(c) {
+		return &ConfidenceError{c}
+	}
+	return nil
+}
+
+// Make fills a new pattern's fields on r, an envelope of kind pattern.
+func Make(r *record.Record, o Options) error {
 	c := DefaultConfidence
 	if o.Confidence != nil {
 		c = *o.Confidence
-	}
-	if c < 0 || c > 1 || math.IsNaN(c) {
-		return nil, &ConfidenceError{c}
-	}
-	r, err := s.New(record.Pattern, text, o.Tags)
-	if err != nil {
-		return nil, err
 	}
 	r.Context = strings.TrimSpace(o.Context)
 	r.Solution = strings.TrimSpace(o.Solution)
 	r.Anti = o.Anti
 	r.Confidence = &c
-	return r, s.Append(r)
+	return Check(r)
 }
 
-// Validate appends a version with confidence raised by ValidateStep (at
-// most 1) and the validation counted.
-func Validate(s *store.Store, ref string) (*record.Record, error) {
-	return s.Update(record.Pattern, ref, func(r *record.Record) error {
-		c := Confidence(r) + ValidateStep
-		c = math.Round(math.Min(c, 1)*100) / 100
-		r.Confidence = &c
-		r.Validations++
-		r.Status = record.StatusActive
-		return nil
-	})
+// Check is what every version of a pattern must satisfy, written or read:
+// a hand-edited confidence = nan or 7 is reported, not ranked.
+func Check(r *record.Record) error {
+	if r.Confidence != nil {
+		if err := CheckConfidence(*r.Confidence); err != nil {
+			return &record.FieldError{Field: "confidence", Value: *r.Confidence, Want: "a pattern's confidence is 0.0-1.0"}
+		}
+	}
+	if r.Validations < 0 {
+		return &record.FieldError{Field: "validations", Value: r.Validations, Want: "a count is not negative"}
+	}
+	return record.StatusError(r, record.StatusActive, record.StatusDeprecated)
 }
 
-// Deprecate appends a version that marks the pattern deprecated.
-func Deprecate(s *store.Store, ref string) (*record.Record, error) {
-	return s.Update(record.Pattern, ref, func(r *record.Record) error {
-		r.Status = record.StatusDeprecated
-		return nil
-	})
+// Validate is the next version of a pattern that proved right again:
+// confidence raised by ValidateStep, at most 1, and the validation counted.
+// A pattern already at full confidence stays as it is.
+func Validate(r *record.Record) error {
+	c := Confidence(r)
+	if c >= 1 && r.Active() {
+		return record.ErrUnchanged
+	}
+	c = math.Round(math.Min(c+ValidateStep, 1)*100) / 100
+	r.Confidence = &c
+	r.Validations++
+	r.Status = record.StatusActive
+	return nil
+}
+
+// Deprecate marks the next version of a pattern deprecated.
+func Deprecate(r *record.Record) error {
+	if r.Status == record.StatusDeprecated {
+		return record.ErrUnchanged
+	}
+	r.Status = record.StatusDeprecated
+	return nil
 }
 
 // Confidence is the pattern's confidence, or the default if unset.
@@ -84,18 +102,28 @@ func Confidence(r *record.Record) float64 {
 	return *r.Confidence
 }
 
-// Heading is the pattern's title line detail: "(confidence: 0.9)", and
-// "anti-pattern" when it says what not to do.
-func Heading(r *record.Record) string {
-	h := fmt.Sprintf("(confidence: %.1f)", Confidence(r))
+// Describe lays a pattern out for a context block:
+//
+//	[pattern] Safe bash arithmetic (confidence: 0.9) pat-a1b2c3d4
+//	  Context: set -e scripts
+//	  Solution: x=$((x+1))
+func Describe(r *record.Record) record.Item {
+	h := fmt.Sprintf("[pattern] %s (confidence: %.1f)", r.Text, Confidence(r))
 	if r.Anti {
-		h = "(anti-pattern, confidence: " + fmt.Sprintf("%.1f", Confidence(r)) + ")"
+		h = fmt.Sprintf("[pattern] %s (anti-pattern, confidence: %.1f)", r.Text, Confidence(r))
 	}
-	return h
+	if !r.Active() {
+		h += " [" + r.Status + "]"
+	}
+	return record.Item{Heading: h + " " + r.Short(), Body: body(r)}
 }
 
-// Body is the pattern's detail, one line each, for display.
-func Body(r *record.Record) []string {
+// Detail is the pattern's fields, one line each, for lore show.
+func Detail(r *record.Record) []string {
+	return append([]string{fmt.Sprintf("Confidence: %.2f", Confidence(r))}, body(r)...)
+}
+
+func body(r *record.Record) []string {
 	var out []string
 	if r.Context != "" {
 		out = append(out, "Context: "+r.Context)

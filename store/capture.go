@@ -9,12 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"lore/kinds"
 	"lore/record"
 	"lore/secrets"
 )
-
-// ErrEmptyText is returned for a capture with nothing to say.
-var ErrEmptyText = errors.New("text is empty")
 
 // ErrAllPrivate is returned when dropping <private> spans leaves no text.
 var ErrAllPrivate = errors.New("nothing is left to write once the <private> spans are dropped")
@@ -24,7 +22,7 @@ var ErrAllPrivate = errors.New("nothing is left to write once the <private> span
 func (s *Store) New(k record.Kind, text string, tags []string) (*record.Record, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return nil, ErrEmptyText
+		return nil, record.ErrEmptyText
 	}
 	now := s.Clock()
 	o := s.Origin()
@@ -72,6 +70,9 @@ func (s *Store) Update(k record.Kind, ref string, change func(r *record.Record) 
 		}
 		next = tx.Next(cur)
 		if err := change(next); err != nil {
+			if errors.Is(err, record.ErrUnchanged) {
+				next = cur // nothing to write: the record is already so
+			}
 			return err
 		}
 		return tx.Append(next)
@@ -157,7 +158,7 @@ func (tx *Tx) Current(k record.Kind, ref string) (*record.Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		recs, _, err := record.ParseShard(s.Rel(abs), data)
+		recs, _, err := kinds.ParseShard(s.Rel(abs), data)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"lore/kinds"
 	"lore/record"
 	"lore/secrets"
 )
@@ -142,7 +143,7 @@ func (s *Store) checkShard(path string, fix bool) ([]Problem, []*record.Record, 
 	}
 	name := s.Rel(path)
 	toml := strings.HasSuffix(path, ".toml")
-	recs, warns, err := record.ParseShard(name, data)
+	recs, warns, err := kinds.ParseShard(name, data)
 	var newer *record.ErrNewerFormat
 	if errors.As(err, &newer) {
 		return []Problem{{File: name, Kind: "newer-format", Message: err.Error() + "; upgrade lore"}}, nil, nil
@@ -219,11 +220,7 @@ func diagnose(name string, w record.Warning, lines []string, toml bool) Problem 
 		p.Kind, p.Fixable, p.Message = "torn", true, "torn last line (an interrupted write: no newline, JSON cut short)"
 	default:
 		line := lineAt(lines, w.Pos.Line)
-		_, err := record.UnmarshalLine([]byte(line))
-		p.Message = "malformed record skipped"
-		if err != nil {
-			p.Message += ": " + err.Error()
-		}
+		p.Message = w.Msg
 		if record.CutShort([]byte(line)) {
 			p.Message += " (the line is cut off: if it is the rest of an interrupted write, delete it)"
 		}

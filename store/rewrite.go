@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"lore/kinds"
 	"lore/record"
 )
 
@@ -14,7 +15,7 @@ import (
 // locked.
 func (s *Store) rewriteShard(path string, old, new []byte, drop map[string]bool) error {
 	parse := func(data []byte) (map[string]bool, error) {
-		recs, _, err := record.ParseShard(path, data)
+		recs, _, err := kinds.ParseShard(path, data)
 		keys := map[string]bool{}
 		for _, r := range recs {
 			line, _ := r.MarshalLine()

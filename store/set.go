@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"lore/kinds"
 	"lore/record"
 )
 
@@ -24,8 +25,8 @@ type Set struct {
 // become warnings; a record written by a newer format stops the read.
 // Commands read through the index instead; Load is for what must see every
 // shard itself (purge) and for stores without an index (tests, tools).
-func (s *Store) Load(kinds ...record.Kind) (*Set, error) {
-	files, err := s.Files(kinds...)
+func (s *Store) Load(only ...record.Kind) (*Set, error) {
+	files, err := s.Files(only...)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +36,7 @@ func (s *Store) Load(kinds ...record.Kind) (*Set, error) {
 		if err != nil {
 			return nil, err
 		}
-		recs, warns, err := record.ParseShard(s.Rel(f), data)
+		recs, warns, err := kinds.ParseShard(s.Rel(f), data)
 		if err != nil {
 			return nil, err
 		}

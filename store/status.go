@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"lore/gitrepo"
+	"lore/kinds"
 	"lore/record"
 )
 
@@ -126,7 +127,7 @@ func (c Counts) add(path string, data []byte) {
 	if !strings.HasSuffix(path, ".jsonl") && !strings.HasSuffix(path, ".toml") {
 		return // .gitattributes and the like
 	}
-	recs, _, _ := record.ParseShard(path, data) // config.toml has no [[pattern]] tables: no records
+	recs, _, _ := kinds.ParseShard(path, data) // config.toml has no [[pattern]] tables: no records
 	for _, r := range recs {
 		kc := c[r.Kind]
 		if kc == nil {

@@ -13,6 +13,7 @@ import (
 
 	"lore/config"
 	"lore/gitrepo"
+	"lore/kinds"
 	"lore/record"
 	"lore/secrets"
 )
@@ -178,6 +179,9 @@ func (s *Store) appendLocked(r *record.Record) error {
 		return ErrAllPrivate
 	}
 	if err := r.Validate(); err != nil {
+		return err
+	}
+	if err := kinds.Check(r); err != nil {
 		return err
 	}
 	data, err := r.Marshal()

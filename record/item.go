@@ -1,0 +1,78 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Item is how a record reads in context, as its kind package lays it out:
+// a heading and detail lines.
+//
+//	[pattern] Safe bash arithmetic (confidence: 0.9) pat-a1b2c3d4
+//	  Context: set -e scripts
+//	[decision] dec-a1b2c3d4 (2026-02-10)
+//	  Use JSONL for storage -- append-only, simple, grep-friendly
+type Item struct {
+	Heading string
+	Body    []string
+}
+
+// String renders an item with two-space indented detail, each field folded
+// onto one line.
+func (it Item) String() string {
+	var b strings.Builder
+	b.WriteString(OneLine(it.Heading))
+	for _, l := range it.Body {
+		b.WriteString("\n  ")
+		b.WriteString(OneLine(l))
+	}
+	return b.String()
+}
+
+// OneLine folds a field's whitespace, newlines included, so record text
+// cannot lay out lines of its own in a block or a listing.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// ErrEmptyText is a record with nothing to say.
+var ErrEmptyText = errors.New("text is empty")
+
+// ErrUnchanged is a lifecycle verb's answer when the record is already in
+// the state it asks for: nothing is written.
+var ErrUnchanged = errors.New("already so")
+
+// StatusError is a status the record's kind does not have.
+func StatusError(r *Record, allowed ...string) error {
+	for _, s := range allowed {
+		if r.Status == s {
+			return nil
+		}
+	}
+	want := make([]string, 0, len(allowed))
+	for _, s := range allowed {
+		if s == StatusActive {
+			s = "none"
+		}
+		want = append(want, s)
+	}
+	return &FieldError{"status", r.Status, "a " + string(r.Kind) + "'s status is " + strings.Join(want, " or ")}
+}
+
+// FieldError is a field whose value its kind does not accept.
+type FieldError struct {
+	Field string
+	Value any
+	Want  string
+}
+
+func (e *FieldError) Error() string {
+	v := fmt.Sprint(e.Value)
+	if s, ok := e.Value.(string); ok {
+		if len(s) > 40 {
+			s = s[:40] + "…"
+		}
+		v = strconv.Quote(s)
+	}
+	return fmt.Sprintf("field %q is %s: %s", e.Field, v, e.Want)
+}
