@@ -8,11 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"time"
-
-	"github.com/spf13/pflag"
 
 	"lore/index"
 	"lore/inject"
@@ -20,7 +17,8 @@ import (
 	"lore/store"
 )
 
-// Exit codes: the one table, also in README.md and `lore --help`.
+// Exit codes: exitCodes below is the one table; lore --help prints it and
+// a test holds README.md's to it.
 const (
 	exitOK       = 0 // success
 	exitFailure  = 1 // the command ran and failed: I/O, a malformed config, doctor found problems
@@ -29,12 +27,18 @@ const (
 	exitNotFound = 4 // no record matches the ID, or the prefix is ambiguous
 )
 
-const exitCodesHelp = `Exit codes:
-  0  success
-  1  the command failed (I/O, malformed config, newer store format, doctor found problems)
-  2  usage: bad command, flag or argument; nothing was written
-  3  no .lore store found
-  4  no record matches the ID, or the prefix is ambiguous`
+// exitCodes says what each exit code means, in the words of lore --help
+// and README.md's "Exit codes".
+var exitCodes = []struct {
+	code    int
+	meaning string
+}{
+	{exitOK, "success (hook mode always exits 0)"},
+	{exitFailure, "the command failed: I/O, a malformed config, a newer store format, doctor found problems"},
+	{exitUsage, "usage: bad command, flag or argument; nothing was written"},
+	{exitNoStore, "no .lore store found (run lore init)"},
+	{exitNotFound, "no record matches the ID, or the prefix is ambiguous"},
+}
 
 // env is what a command may touch: its streams, environment and directory.
 // Commands never use the process globals directly.
@@ -72,43 +76,49 @@ func usageError(hint, format string, args ...any) error {
 	return &cliError{code: exitUsage, msg: fmt.Sprintf(format, args...), hint: hint}
 }
 
+// command is one row of the command table: all lore says about a command
+// is here or in the help text the row names (written once, next to the
+// command's code), and lore --help is generated from the table.
 type command struct {
 	name    string
-	summary string
+	summary string // its line in lore --help
+	help    string // lore <name> --help, before the flags; "" for a command that builds its own from its verbs
 	run     func(ctx context.Context, e *env, args []string) error
 }
 
 // commands in the order `lore --help` lists them.
 func commands() []command {
 	return []command{
-		{"init", "create .lore/ at the repository root", cmdInit},
-		{"remember", "record a decision", cmdRemember},
-		{"learn", "record a pattern (or --anti pattern)", cmdLearn},
-		{"fail", "record a failure", cmdFail},
-		{"handoff", "record where this session leaves off", cmdHandoff},
-		{"observe", "note an observation in the inbox", cmdObserve},
-		{"capture", "record anything; the kind follows from the flags", cmdCapture},
-		{"resume", "where the last session left off", cmdResume},
-		{"inject", "the records relevant to a prompt (hook mode: --stdin)", cmdInject},
-		{"list", "list records, newest first", cmdList},
-		{"show", "show a record and its history", cmdShow},
-		{"search", "search records", cmdSearch},
-		{"journal", "decisions: revise, abandon", cmdJournal},
-		{"patterns", "patterns: validate, deprecate", cmdPatterns},
-		{"inbox", "observations: promote, dismiss", cmdInbox},
-		{"failures", "failures: triggers", cmdFailures},
-		{"hooks", "wire lore into Claude Code, Codex or Gemini CLI", cmdHooks},
-		{"mcp", "serve the memory to agents over MCP; install it into their config", cmdMCP},
-		{"export", "the memory as Markdown, for agents without hooks", cmdExport},
-		{"status", "records not yet committed or pushed, by kind", cmdStatus},
-		{"stats", "receipts: what lore injected, and what agents used", cmdStats},
-		{"doctor", "check the store, and repair it with --fix", cmdDoctor},
-		{"forget", "purge a record captured by mistake (--purge)", cmdForget},
-		{"trust", "let hooks inject this repository's memory (--revoke, --list)", cmdTrust},
-		{"version", "print the version", cmdVersion},
+		{"init", "create .lore/ at the repository root", initHelp, cmdInit},
+		{"remember", "record a decision", rememberHelp, cmdRemember},
+		{"learn", "record a pattern (or --anti pattern)", learnHelp, cmdLearn},
+		{"fail", "record a failure", failHelp, cmdFail},
+		{"handoff", "record where this session leaves off", handoffHelp, cmdHandoff},
+		{"observe", "note an observation in the inbox", observeHelp, cmdObserve},
+		{"capture", "record anything; the kind follows from the flags", captureHelp, cmdCapture},
+		{"resume", "where the last session left off", resumeHelp, cmdResume},
+		{"inject", "the records relevant to a prompt (hook mode: --stdin)", injectHelp, cmdInject},
+		{"list", "list records, newest first", listHelp, cmdList},
+		{"show", "show a record and its history", showHelp, cmdShow},
+		{"search", "search records", searchHelp, cmdSearch},
+		{"journal", "decisions: revise, abandon", "", cmdJournal},
+		{"patterns", "patterns: validate, deprecate", "", cmdPatterns},
+		{"inbox", "observations: promote, dismiss", "", cmdInbox},
+		{"failures", "failures: triggers", "", cmdFailures},
+		{"hooks", "wire lore into Claude Code, Codex, Gemini CLI or opencode", hooksHelp, cmdHooks},
+		{"mcp", "serve the memory to agents over MCP; install it into their config", mcpHelp, cmdMCP},
+		{"export", "the memory as Markdown, for agents without hooks", exportHelp, cmdExport},
+		{"status", "records not yet committed or pushed, by kind", statusHelp, cmdStatus},
+		{"stats", "receipts: what lore injected, and what agents used", statsHelp, cmdStats},
+		{"doctor", "check the store, and repair it with --fix", doctorHelp, cmdDoctor},
+		{"forget", "purge a record captured by mistake (--purge)", forgetHelp, cmdForget},
+		{"trust", "let hooks inject this repository's memory (--revoke, --list)", trustHelp, cmdTrust},
+		{"version", "print the version", versionHelp, cmdVersion},
 	}
 }
 
+// mainHelp is lore --help: the commands, the global flags and the exit
+// codes come from their tables.
 const mainHelp = `lore: a memory for coding agents that lives in the repository.
 
 Usage:
@@ -117,14 +127,11 @@ Usage:
 Commands:
 %s
 Global flags:
-      --dir DIR   use the store at DIR (default: .lore at the repository root; or $LORE_DIR)
-  -h, --help      help for lore or a command
-      --version   print the version
-
+%s
 Run 'lore <command> --help' for a command's flags.
 
-%s
-`
+Exit codes:
+%s`
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// lore runs for milliseconds: collecting garbage costs more than it
@@ -142,24 +149,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func (e *env) main(args []string) int {
 	// Global flags come before the command.
-	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-		switch a := args[0]; {
-		case a == "-h" || a == "--help":
-			e.printMainHelp()
-			return exitOK
-		case a == "--version" || a == "-v":
-			fmt.Fprintln(e.stdout, "lore", version())
-			return exitOK
-		case a == "--dir" && len(args) > 1:
-			e.dir, args = args[1], args[2:]
-			continue
-		case strings.HasPrefix(a, "--dir="):
-			e.dir = strings.TrimPrefix(a, "--dir=")
-		default:
-			return e.fail(usageError("run 'lore --help' for the global flags", "unknown flag %s", a))
-		}
-		args = args[1:]
+	fs := globalFlags()
+	if err := fs.Parse(args); err != nil {
+		return e.fail(flagError(fs, err))
 	}
+	switch {
+	case fs.Lookup("help").Changed:
+		e.printMainHelp()
+		return exitOK
+	case fs.Lookup("version").Changed:
+		fmt.Fprintln(e.stdout, "lore", version())
+		return exitOK
+	}
+	if err := e.setDir(fs); err != nil {
+		return e.fail(err)
+	}
+	args = fs.Args()
 	if len(args) == 0 {
 		e.printMainHelp()
 		return exitUsage
@@ -187,11 +192,14 @@ func (e *env) main(args []string) int {
 }
 
 func (e *env) printMainHelp() {
-	var b strings.Builder
+	var cmds, codes strings.Builder
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(&cmds, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(e.stdout, mainHelp, b.String(), exitCodesHelp)
+	for _, c := range exitCodes {
+		fmt.Fprintf(&codes, "  %d  %s\n", c.code, c.meaning)
+	}
+	fmt.Fprintf(e.stdout, mainHelp, cmds.String(), globalFlags().FlagUsages(), codes.String())
 }
 
 func commandNames() []string {
@@ -270,6 +278,7 @@ func (e *env) openStore() (*store.Store, error) {
 	// Read-modify-write verbs find a record's shards through the index.
 	s.Finder = index.Finder(context.Background(), s, indexOptions)
 	s.Now = e.now
+	s.Getenv = e.getenv
 	e.store = s
 	return s, nil
 }
@@ -346,120 +355,4 @@ func (e *env) reportWarnings(ws []record.Warning) {
 		}
 		e.warn("%s", termSafe(w.String()))
 	}
-}
-
-// newFlags makes a command's flag set: errors are returned, not printed,
-// and --help shows the command's help text.
-func newFlags(name string) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.SortFlags = false
-	fs.Usage = func() {}
-	return fs
-}
-
-// parse parses args, handling --help (printed, then errHelpShown) and
-// turning flag errors into usage errors with a "did you mean".
-func (e *env) parse(fs *pflag.FlagSet, help string, args []string) error {
-	var dir string
-	if fs.Lookup("dir") == nil {
-		fs.StringVar(&dir, "dir", "", "use the store at `DIR`")
-	}
-	if fs.Lookup("help") == nil {
-		fs.BoolP("help", "h", false, "show this help")
-	}
-	err := fs.Parse(args)
-	if errors.Is(err, pflag.ErrHelp) || (err == nil && fs.Lookup("help").Changed) {
-		fmt.Fprintf(e.stdout, "%s\nFlags:\n%s", strings.TrimSpace(help)+"\n", fs.FlagUsages())
-		return errHelpShown
-	}
-	if err != nil {
-		hint := fmt.Sprintf("run 'lore %s --help' for its flags", fs.Name())
-		msg := err.Error()
-		if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
-			var names []string
-			fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
-			if s := closest(name, names); s != "" {
-				hint = fmt.Sprintf("did you mean --%s?", s)
-			}
-		}
-		return usageError(hint, "%s: %s", fs.Name(), msg)
-	}
-	if dir != "" {
-		e.dir = dir
-	}
-	return nil
-}
-
-// errHelpShown ends a command after --help, with exit 0.
-var errHelpShown = &cliError{code: exitOK}
-
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	v := bi.Main.Version
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
-			}
-		}
-	}
-	if (v == "" || v == "(devel)") && rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		return "devel " + rev + dirty
-	}
-	if v == "" {
-		v = "(devel)"
-	}
-	return v
-}
-
-func cmdVersion(_ context.Context, e *env, args []string) error {
-	fs := newFlags("version")
-	if err := e.parse(fs, "Usage: lore version\n\nPrint lore's version.", args); err != nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout, "lore", version())
-	return nil
-}
-
-// closest returns the candidate within edit distance 2 of s, if any.
-func closest(s string, cands []string) string {
-	best, bestD := "", 3
-	sort.Strings(cands)
-	for _, c := range cands {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

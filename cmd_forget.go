@@ -90,7 +90,7 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 	if len(ids) > 1 {
 		the = "the records"
 	}
-	fmt.Fprintln(e.stderr, "lore: git history still holds "+the+commitsHolding(filepath.Dir(e.store.Dir), ids)+".")
+	fmt.Fprintln(e.stderr, "lore: git history still holds "+the+e.commitsHolding(filepath.Dir(e.store.Dir), ids)+".")
 	fmt.Fprintln(e.stderr, "lore: to purge it from history too, rewrite those commits (git filter-repo, or an interactive rebase before pushing),")
 	fmt.Fprintln(e.stderr, "lore: force-push, and have collaborators re-clone; if it held a secret, rotate the secret now.")
 	return nil
@@ -98,10 +98,10 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 
 // commitsHolding names the commits that added or removed any of ids, if
 // any: one git log, the IDs (letters, digits and "-") as alternatives.
-func commitsHolding(repo string, ids []string) string {
+func (e *env) commitsHolding(repo string, ids []string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := gitrepo.Run(ctx, repo, "log", "--all", "--format=%h", "--pickaxe-regex", "-S"+strings.Join(ids, "|"), "--", ".")
+	out, err := gitrepo.Run(ctx, e.getenv, repo, "log", "--all", "--format=%h", "--pickaxe-regex", "-S"+strings.Join(ids, "|"), "--", ".")
 	if err != nil || len(strings.TrimSpace(out)) == 0 {
 		return " if it was ever committed"
 	}

@@ -114,7 +114,7 @@ func (e *env) hookTargets(fs *pflag.FlagSet, o hooksOptions, one bool) ([]hooks.
 	if err != nil {
 		return nil, err
 	}
-	root, _ := gitrepo.RepoRoot(e.cwd)
+	root, _ := gitrepo.RepoRoot(e.cwd, e.getenv)
 	dirs := e.userDirs()
 	var out []hooks.Target
 	for _, a := range agents {
@@ -202,7 +202,7 @@ func (e *env) hookNotes(t hooks.Target) []string {
 	}
 	if t.Agent.Plugin {
 		other := map[string]string{"project": "user", "user": "project"}[t.Scope]
-		root, _ := gitrepo.RepoRoot(e.cwd)
+		root, _ := gitrepo.RepoRoot(e.cwd, e.getenv)
 		if o, err := hooks.NewTarget(t.Agent, other, root, e.userDirs()); err == nil {
 			if st, err := hooks.Status(o); err == nil && len(st) > 0 && st[0].Installed {
 				notes = append(notes, fmt.Sprintf("lore's plugin is also in %s: %s loads both and every block comes twice; remove one with 'lore hooks uninstall --agent %s --scope %s'", o.Path, t.Agent.Title, t.Agent.Name, other))
@@ -236,11 +236,13 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 	if asJSON {
 		return e.printJSON(rows)
 	}
-	agentW, eventW := 0, 0
+	// The agent column fits every agent, the event column each agent's own
+	// events (opencode's plugin hooks would widen every other row).
+	agentW, eventW := 0, map[string]int{}
 	for _, r := range rows {
 		agentW = max(agentW, len(r.Agent))
 		for _, ev := range r.Events {
-			eventW = max(eventW, len(ev.Event))
+			eventW[r.Agent] = max(eventW[r.Agent], len(ev.Event))
 		}
 	}
 	for _, r := range rows {
@@ -254,7 +256,7 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 			case ev.Installed:
 				state = "BROKEN, " + ev.Binary + " no longer exists: run 'lore hooks install' again"
 			}
-			fmt.Fprintf(e.stdout, "%-*s %-8s %-*s %s  (%s)\n", agentW, r.Agent, r.Scope, eventW, ev.Event, state, e.rel(r.File))
+			fmt.Fprintf(e.stdout, "%-*s %-8s %-*s %s  (%s)\n", agentW, r.Agent, r.Scope, eventW[r.Agent], ev.Event, state, e.rel(r.File))
 		}
 	}
 	return nil

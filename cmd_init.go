@@ -31,7 +31,7 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 		dir = e.getenv("LORE_DIR")
 	}
 	if dir == "" {
-		root, err := gitrepo.RepoRoot(e.cwd)
+		root, err := gitrepo.RepoRoot(e.cwd, e.getenv)
 		if gitrepo.IsNotRepo(err) {
 			return &cliError{code: exitFailure, msg: "not inside a git repository",
 				hint: "run 'git init' first, or choose a directory with --dir"}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -83,11 +82,7 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 // explain prints the strongest candidates, injected or not, with every
 // factor of their score and the gate's reason.
 func (e *env) explain(ix *inject.Index, text string, minRelevance float64, clock func() time.Time) error {
-	var words []string
-	for _, t := range inject.Tokens(text) {
-		words = append(words, strings.ToLower(t.Word))
-	}
-	fmt.Fprintf(e.stdout, "keywords: %s\n", strings.Join(slices.Compact(words), " "))
+	fmt.Fprintf(e.stdout, "keywords: %s\n", termSafe(strings.Join(inject.Words(text), " ")))
 	fmt.Fprintf(e.stdout, "gate: relevance = evidence × share ≥ %.2f (min_relevance), and score ≥ half the best\n", minRelevance)
 	fmt.Fprintln(e.stdout, "evidence = (terms + phrases) × (1 + 0.5 × headline coverage); score = evidence × kind × recency × status")
 	fmt.Fprintln(e.stdout)

@@ -18,8 +18,8 @@ import (
 
 // subcommand is one verb of a kind command, such as journal revise.
 type subcommand struct {
-	usage string // the verb's usage line, also its help
-	run   func(e *env, args []string) error
+	usage string                                         // the verb's usage line, also its help
+	run   func(e *env, help string, args []string) error // help: "Usage: " + usage
 }
 
 // dispatch runs the verb args[0] of a kind command.
@@ -44,7 +44,7 @@ func (e *env) dispatch(name string, verbs map[string]subcommand, order []string,
 		}
 		return usageError(hint, "%s: unknown verb %q", name, args[0])
 	}
-	return v.run(e, args[1:])
+	return v.run(e, "Usage: "+v.usage, args[1:])
 }
 
 // idVerb is a verb that takes one record ID of kind k and appends the
@@ -52,9 +52,9 @@ func (e *env) dispatch(name string, verbs map[string]subcommand, order []string,
 // so (change returns record.ErrUnchanged), it says unchanged and writes
 // nothing.
 func idVerb(name, usage, did, unchanged string, k record.Kind, change func(r *record.Record) error) subcommand {
-	return subcommand{usage, func(e *env, args []string) error {
+	return subcommand{usage, func(e *env, help string, args []string) error {
 		fs := newFlags(name)
-		if err := e.parse(fs, "Usage: "+usage, args); err != nil {
+		if err := e.parse(fs, help, args); err != nil {
 			return err
 		}
 		if fs.NArg() != 1 {
@@ -86,10 +86,10 @@ func (e *env) printUpdated(r *record.Record, err error, did, unchanged string) e
 
 func cmdJournal(_ context.Context, e *env, args []string) error {
 	verbs := map[string]subcommand{
-		"revise": {`lore journal revise <id> "<new text>" [--rationale R]   append a new version of a decision`, func(e *env, args []string) error {
+		"revise": {`lore journal revise <id> "<new text>" [--rationale R]   append a new version of a decision`, func(e *env, help string, args []string) error {
 			fs := newFlags("journal revise")
 			rationale := fs.String("rationale", "", "the new rationale (kept if not given)")
-			if err := e.parse(fs, `Usage: lore journal revise <id> "<new text>" [--rationale R]`, args); err != nil {
+			if err := e.parse(fs, help, args); err != nil {
 				return err
 			}
 			if fs.NArg() < 2 {
@@ -117,11 +117,11 @@ func cmdPatterns(_ context.Context, e *env, args []string) error {
 
 func cmdInbox(_ context.Context, e *env, args []string) error {
 	verbs := map[string]subcommand{
-		"promote": {"lore inbox promote <id> --to decision|pattern|failure [--error-type T]   turn an observation into a record", func(e *env, args []string) error {
+		"promote": {"lore inbox promote <id> --to decision|pattern|failure [--error-type T]   turn an observation into a record", func(e *env, help string, args []string) error {
 			fs := newFlags("inbox promote")
 			to := fs.String("to", "", "what the observation becomes: decision, pattern or failure")
 			errType := fs.String("error-type", "", "the error type, when promoting to a failure")
-			if err := e.parse(fs, "Usage: lore inbox promote <id> --to decision|pattern|failure [--error-type T]", args); err != nil {
+			if err := e.parse(fs, help, args); err != nil {
 				return err
 			}
 			if fs.NArg() != 1 || *to == "" {
@@ -197,11 +197,11 @@ func promote(s *store.Store, ref string, to record.Kind, errorType string) (*rec
 
 func cmdFailures(ctx context.Context, e *env, args []string) error {
 	verbs := map[string]subcommand{
-		"triggers": {"lore failures triggers [--min N] [--json]   error types seen at least N times (default 3)", func(e *env, args []string) error {
+		"triggers": {"lore failures triggers [--min N] [--json]   error types seen at least N times (default 3)", func(e *env, help string, args []string) error {
 			fs := newFlags("failures triggers")
 			minCount := fs.Int("min", 3, "report error types seen at least `N` times")
 			asJSON := fs.Bool("json", false, "print JSON")
-			if err := e.parse(fs, "Usage: lore failures triggers [--min N] [--json]", args); err != nil {
+			if err := e.parse(fs, help, args); err != nil {
 				return err
 			}
 			if *minCount < 1 {

@@ -87,7 +87,7 @@ func (e *env) mcpTargets(agent, scope string, one bool) ([]hooks.MCPTarget, erro
 	if err != nil {
 		return nil, err
 	}
-	root, _ := gitrepo.RepoRoot(e.cwd)
+	root, _ := gitrepo.RepoRoot(e.cwd, e.getenv)
 	home := e.home()
 	var out []hooks.MCPTarget
 	for _, h := range hosts {

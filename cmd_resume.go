@@ -36,7 +36,7 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 	}
 	var git *inject.GitSource
 	if !*noGit {
-		git = inject.StartGit(ctx, filepath.Dir(s.Dir), s.Dir) // git works while the index is read
+		git = inject.StartGit(ctx, e.getenv, filepath.Dir(s.Dir), s.Dir) // git works while the index is read
 	}
 	snap, err := e.snapshotOf(ctx, s)
 	if err != nil {

@@ -30,7 +30,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 	}
 	st, err := s.StoreStatus(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("status: %w", err)
 	}
 	if *asJSON {
 		return e.printJSON(st)

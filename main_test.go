@@ -49,6 +49,12 @@ func scriptParams(dir string) testscript.Params {
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			env.Setenv("NO_COLOR", "1")
+			// Under -race every lore a script runs would sleep a second
+			// before exiting, for goroutines still reporting (the race
+			// detector's default); races are reported as they happen.
+			if os.Getenv("GORACE") == "" {
+				env.Setenv("GORACE", "atexit_sleep_ms=0")
+			}
 			for _, v := range []string{"LORE_DIR", "LORE_CONTEXT_BUDGET", "LORE_DEBUG"} {
 				env.Setenv(v, "")
 			}

@@ -77,6 +77,8 @@ func (e *env) listLine(r *record.Record) string {
 	if r.Status != record.StatusActive {
 		status = " [" + termSafe(record.OneLine(r.Status)) + "]"
 	}
-	return fmt.Sprintf("%-13s %s  %-11s %s%s", termSafe(r.Short()), r.Created.Format("2006-01-02"),
-		e.paint(r.Kind, string(r.Kind)), termSafe(record.OneLine(r.Title())), status)
+	// The kind is padded before it is painted: the escape codes take no
+	// room on the screen.
+	return fmt.Sprintf("%-13s %s  %s %s%s", termSafe(r.Short()), r.Created.Format("2006-01-02"),
+		e.paint(r.Kind, fmt.Sprintf("%-11s", r.Kind)), termSafe(record.OneLine(r.Title())), status)
 }

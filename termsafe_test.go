@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +68,7 @@ func TestListLineKeepsColourEscapesRecord(t *testing.T) {
 	r := &record.Record{V: 1, ID: "fail-aaaaaaaa000000000", Kind: record.Failure, Time: now, Created: now,
 		ErrorType: "E", Text: "boom \x1b[2J\x1b]0;owned\x07", Status: record.StatusActive}
 	line := e.listLine(r)
-	if !strings.Contains(line, "\x1b["+kindColors[record.Failure]+"mfailure\x1b[0m") {
+	if !strings.Contains(line, "\x1b["+kindColors[record.Failure]+"mfailure    \x1b[0m ") {
 		t.Errorf("no colour for the kind: %q", line)
 	}
 	if got := strings.Count(line, "\x1b"); got != 2 {
@@ -74,5 +76,44 @@ func TestListLineKeepsColourEscapesRecord(t *testing.T) {
 	}
 	if !strings.Contains(line, `boom \x1b[2J\x1b]0;owned\x07`) {
 		t.Errorf("the record's escapes are not shown escaped: %q", line)
+	}
+}
+
+// In colour, the headlines of a listing still start in one column: the
+// kind is padded to its width before it is painted.
+func TestListLineAlignedInColour(t *testing.T) {
+	tty, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer tty.Close()
+	if fi, err := tty.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Skip("no character device to stand in for a terminal")
+	}
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	column := map[bool]int{}
+	for _, colour := range []bool{false, true} {
+		e := &env{stdout: tty, getenv: func(k string) string {
+			if k == "NO_COLOR" && !colour {
+				return "1"
+			}
+			return ""
+		}}
+		for i, k := range record.AllKinds() {
+			r := &record.Record{V: 1, ID: fmt.Sprintf("%saaaaaaa%d000000000", k.Prefix(), i), Kind: k, Time: now, Created: now,
+				Text: "headline", ErrorType: "E", Status: record.StatusActive}
+			line := e.listLine(r)
+			if colour != strings.Contains(line, "\x1b[") {
+				t.Fatalf("colour %v: %q", colour, line)
+			}
+			visible := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(line, "")
+			col := len(visible) - len(r.Title()) // where the headline starts
+			if i == 0 && !colour {
+				column[false] = col
+			}
+			if col != column[false] {
+				t.Errorf("colour %v: the %s headline starts at column %d, not %d: %q", colour, k, col, column[false], visible)
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -56,7 +57,8 @@ budget = 2000
 # prompt's specific words it matches (lore inject --explain shows both).
 # Lower injects more, and more noise; higher injects less.
 min_relevance = 1.1
-# Days after which a record's recency weight has halved.
+# Days after which a record's recency bonus has halved: a new record gets a
+# little more weight than an old one, which keeps most of it (see --explain).
 half_life_days = 90
 # Whole items at most; the rest become one-line ID summaries.
 max_items = 5
@@ -70,7 +72,7 @@ teach = true
 ask_handoff = true
 
 [weights]
-# record.Kind weights used in ranking.
+# The weight of each kind of record in ranking.
 pattern = 1.0
 decision = 0.9
 failure = 0.8
@@ -208,17 +210,29 @@ func (c *Config) validate(path string, data []byte) error {
 	if c.Inject.HalfLifeDays <= 0 {
 		return bad("half_life_days", "must be positive")
 	}
-	for k, w := range c.Weights {
+	// TOML has nan and inf; either would turn every score into NaN.
+	if math.IsNaN(c.Inject.MinRelevance) {
+		return bad("min_relevance", "must be a number")
+	}
+	if math.IsNaN(c.Inject.HalfLifeDays) || math.IsInf(c.Inject.HalfLifeDays, 1) {
+		return bad("half_life_days", "must be a number")
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Weights)) {
 		if _, err := record.ParseKind(k); err != nil {
 			return bad(k, "not a kind")
 		}
-		if w < 0 {
+		if w := c.Weights[k]; w < 0 {
 			return bad(k, "weight must not be negative")
+		} else if math.IsNaN(w) {
+			return bad(k, "weight must be a number")
 		}
 	}
 	return nil
 }
 
+// defaults is the one place the built-in settings are written in Go; the
+// DefaultConfig template must set every one of them to the same value, with
+// a comment (TestDefaultConfigMatchesDefaults, TestDefaultConfigDocumentsEveryKey).
 func defaults() *Config {
 	return &Config{
 		Format: record.FormatVersion,

@@ -1,27 +1,218 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 // The commented config that init writes must say exactly the built-in
-// defaults, or a fresh store would behave differently from no config.
+// defaults, or a fresh store would behave differently from no config. It is
+// decoded into a zero Config, not over the defaults, so a key missing from
+// the template, or a default changed on one side only, fails.
 func TestDefaultConfigMatchesDefaults(t *testing.T) {
+	var fromTemplate Config
+	md, err := toml.Decode(DefaultConfig, &fromTemplate)
+	if err != nil {
+		t.Fatalf("DefaultConfig does not parse: %v", err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		t.Errorf("DefaultConfig sets keys Config does not have: %v", und)
+	}
+	want := defaults()
+	if !reflect.DeepEqual(&fromTemplate, want) {
+		for _, d := range configDiff("", reflect.ValueOf(fromTemplate), reflect.ValueOf(*want)) {
+			t.Errorf("DefaultConfig and defaults() differ: %s", d)
+		}
+	}
+
+	// Loaded the way lore loads it, the template is the defaults too, and
+	// within every bound.
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(DefaultConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fromFile, err := LoadConfig(dir)
+	loaded, err := LoadConfig(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(fromFile, defaults()) {
-		t.Errorf("DefaultConfig and defaults() differ:\n%+v\n%+v", fromFile, defaults())
+	if len(loaded.Clamped) > 0 {
+		t.Errorf("DefaultConfig is past a bound: %v", loaded.Clamped)
 	}
+	if !reflect.DeepEqual(loaded, want) {
+		t.Errorf("DefaultConfig loads as\n%+v\nnot the defaults\n%+v", loaded, want)
+	}
+}
+
+// ignoredKeys are read for old config files and otherwise ignored: the
+// template leaves them out and their default is the zero value.
+var ignoredKeys = map[string]bool{"inject.threshold": true}
+
+// Every setting Config has (every toml tag, walked by reflection) is in the
+// template, explained by a comment right above it, so a new setting cannot
+// be added to Config without being written down for users. Maps ([weights],
+// [synonyms]) are one setting: their table opens with a comment.
+func TestDefaultConfigDocumentsEveryKey(t *testing.T) {
+	var template Config
+	md, err := toml.Decode(DefaultConfig, &template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := configKeys("", reflect.TypeOf(Config{}))
+	if len(keys) < 10 {
+		t.Fatalf("found only %d keys in Config: %v", len(keys), keys)
+	}
+	for _, key := range keys {
+		path := strings.Split(key.path, ".")
+		if ignoredKeys[key.path] {
+			if md.IsDefined(path...) {
+				t.Errorf("DefaultConfig sets %s, which lore ignores", key.path)
+			}
+			continue
+		}
+		if !md.IsDefined(path...) {
+			t.Errorf("DefaultConfig does not set %s", key.path)
+			continue
+		}
+		table, name := "", key.path
+		if i := strings.LastIndexByte(key.path, '.'); i >= 0 {
+			table, name = key.path[:i], key.path[i+1:]
+		}
+		if key.isTable {
+			table, name = key.path, ""
+		}
+		if !commentedInTemplate(DefaultConfig, table, name) {
+			t.Errorf("DefaultConfig sets %s without a comment right above it", key.path)
+		}
+	}
+	for k := range ignoredKeys {
+		if !slices.ContainsFunc(keys, func(c configKey) bool { return c.path == k }) {
+			t.Errorf("ignoredKeys names %s, which Config does not have", k)
+		}
+	}
+	v := reflect.ValueOf(*defaults())
+	for _, key := range keys {
+		if ignoredKeys[key.path] && !configField(v, key.path).IsZero() {
+			t.Errorf("%s is ignored but has a default", key.path)
+		}
+	}
+}
+
+type configKey struct {
+	path    string // dotted TOML path: inject.budget
+	isTable bool   // a map, written as a [table] of its own
+}
+
+// configKeys lists the settings of struct type t by their toml tags:
+// scalars and lists as keys, maps as tables, structs walked into.
+func configKeys(prefix string, t reflect.Type) []configKey {
+	var keys []configKey
+	for f := range t.Fields() {
+		tag, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		if tag == "" {
+			tag = f.Name
+		}
+		path := prefix + tag
+		switch f.Type.Kind() {
+		case reflect.Struct:
+			keys = append(keys, configKeys(path+".", f.Type)...)
+		case reflect.Map:
+			keys = append(keys, configKey{path: path, isTable: true})
+		default:
+			keys = append(keys, configKey{path: path})
+		}
+	}
+	return keys
+}
+
+// configField is the field of struct value v at the dotted TOML path.
+func configField(v reflect.Value, path string) reflect.Value {
+	for name := range strings.SplitSeq(path, ".") {
+		for i := range v.NumField() {
+			if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("toml"), ","); tag == name {
+				v = v.Field(i)
+				break
+			}
+		}
+	}
+	return v
+}
+
+// commentedInTemplate reports whether, in the TOML text, key name of table
+// (name "" for the table's own header; table "" for the top level) is
+// preceded directly by a comment line.
+func commentedInTemplate(text, table, name string) bool {
+	current, prev := "", ""
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
+			current = strings.Trim(line, "[] ")
+			prev = line
+			continue
+		}
+		if current == table {
+			if name == "" && strings.HasPrefix(prev, "[") {
+				return strings.HasPrefix(line, "#")
+			}
+			if k, _, ok := strings.Cut(line, "="); ok && name != "" && strings.TrimSpace(k) == name {
+				return strings.HasPrefix(prev, "#")
+			}
+		}
+		prev = line
+	}
+	return false
+}
+
+// configDiff names the fields where a and b differ.
+func configDiff(path string, a, b reflect.Value) []string {
+	if reflect.DeepEqual(a.Interface(), b.Interface()) {
+		return nil
+	}
+	if a.Kind() == reflect.Struct {
+		var out []string
+		for i := range a.NumField() {
+			if f := a.Type().Field(i); f.IsExported() {
+				out = append(out, configDiff(path+"."+f.Name, a.Field(i), b.Field(i))...)
+			}
+		}
+		return out
+	}
+	if a.Kind() == reflect.Map {
+		var out []string
+		seen := map[string]bool{}
+		for _, m := range []reflect.Value{a, b} {
+			for _, k := range m.MapKeys() {
+				ks := fmt.Sprint(k.Interface())
+				if seen[ks] {
+					continue
+				}
+				seen[ks] = true
+				av, bv := a.MapIndex(k), b.MapIndex(k)
+				if !av.IsValid() || !bv.IsValid() || !reflect.DeepEqual(av.Interface(), bv.Interface()) {
+					out = append(out, fmt.Sprintf("%s[%s]: template %s, defaults() %s", strings.TrimPrefix(path, "."), ks, show(av), show(bv)))
+				}
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	return []string{fmt.Sprintf("%s: template %s, defaults() %s", strings.TrimPrefix(path, "."), show(a), show(b))}
+}
+
+func show(v reflect.Value) string {
+	if !v.IsValid() {
+		return "missing"
+	}
+	return fmt.Sprintf("%v", v.Interface())
 }
 
 func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
@@ -30,6 +221,10 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 		{"[inject]\n\nbudgte = 1\n", `config.toml:3: unknown key "inject.budgte"`},
 		{"[weights]\nwidget = 1.0\n", `config.toml:2: key "widget": not a kind`},
 		{"format = 1\n[inject\n", `to end table name`},
+		{"[inject]\nmin_relevance = nan\n", `config.toml:2: key "min_relevance": must be a number`},
+		{"[inject]\nhalf_life_days = inf\n", `config.toml:2: key "half_life_days": must be a number`},
+		{"[inject]\nhalf_life_days = nan\n", `config.toml:2: key "half_life_days": must be a number`},
+		{"[weights]\npattern = nan\n", `config.toml:2: key "pattern": weight must be a number`},
 	} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "config.toml"), []byte(c.body), 0o644)

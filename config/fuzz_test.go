@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,8 @@ func FuzzLoadConfig(f *testing.F) {
 	f.Add([]byte(DefaultConfig))
 	f.Add([]byte("[inject]\nbudget = \"x\"\n"))
 	f.Add([]byte("[weights]\npattern = -1\n"))
+	f.Add([]byte("[inject]\nmin_relevance = nan\n[weights]\npattern = nan\n"))
+	f.Add([]byte("[inject]\nthreshold = 5\nmin_relevance = 0.1\nmax_items = 99\n[weights]\npattern = 9\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "config.toml"), data, 0o644); err != nil {
@@ -25,8 +28,18 @@ func FuzzLoadConfig(f *testing.F) {
 			}
 			return
 		}
-		if cfg.Inject.Budget < 0 || cfg.Inject.Threshold < 0 || cfg.Inject.Threshold > 1 || cfg.Inject.HalfLifeDays <= 0 {
+		// threshold is read and ignored, so any value of it loads.
+		if cfg.Inject.Budget < 0 || !(cfg.Inject.HalfLifeDays > 0) || math.IsInf(cfg.Inject.HalfLifeDays, 1) ||
+			!(cfg.Inject.MinRelevance >= MinRelevanceFloor) || cfg.Inject.MaxItems > MaxItemsCap {
 			t.Fatalf("invalid config accepted: %+v", cfg.Inject)
+		}
+		for k, w := range cfg.Weights {
+			if !(w >= 0 && w <= WeightCap) {
+				t.Fatalf("weight %s = %g accepted", k, w)
+			}
+		}
+		if len(cfg.Synonyms) > SynonymsCap {
+			t.Fatalf("%d synonym groups accepted", len(cfg.Synonyms))
 		}
 	})
 }

@@ -32,8 +32,8 @@ type Repo struct {
 // FindRepo finds the repository containing dir the way git does: the
 // nearest ancestor with a .git directory or a .git file ("gitdir: …", as in
 // linked worktrees and submodules), never climbing past
-// GIT_CEILING_DIRECTORIES.
-func FindRepo(dir string) (*Repo, error) {
+// GIT_CEILING_DIRECTORIES (read with getenv).
+func FindRepo(dir string, getenv func(string) string) (*Repo, error) {
 	d, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func FindRepo(dir string) (*Repo, error) {
 	start := d
 	for {
 		if r, ok := repoAt(d); ok {
-			if aboveCeiling(start, d) {
+			if aboveCeiling(start, d, envVar(getenv, "GIT_CEILING_DIRECTORIES")) {
 				return nil, ErrNotRepo
 			}
 			return r, nil
@@ -86,13 +86,13 @@ func repoAt(d string) (*Repo, bool) {
 }
 
 // aboveCeiling reports whether root was found by climbing from dir to or
-// past a directory in GIT_CEILING_DIRECTORIES.
-func aboveCeiling(dir, root string) bool {
+// past a directory in ceilings (GIT_CEILING_DIRECTORIES).
+func aboveCeiling(dir, root, ceilings string) bool {
 	below := func(p, base string) bool {
 		rel, err := filepath.Rel(base, p)
 		return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
 	}
-	for _, c := range filepath.SplitList(os.Getenv("GIT_CEILING_DIRECTORIES")) {
+	for _, c := range filepath.SplitList(ceilings) {
 		if c != "" && filepath.IsAbs(c) && below(dir, filepath.Clean(c)) && !below(root, filepath.Clean(c)) {
 			return true
 		}
@@ -101,8 +101,8 @@ func aboveCeiling(dir, root string) bool {
 }
 
 // RepoRoot returns the top of the worktree that contains dir.
-func RepoRoot(dir string) (string, error) {
-	r, err := FindRepo(dir)
+func RepoRoot(dir string, getenv func(string) string) (string, error) {
+	r, err := FindRepo(dir, getenv)
 	if err != nil {
 		return "", err
 	}
@@ -129,10 +129,11 @@ type Head struct {
 
 // ReadHead reads the author, branch and HEAD commit for dir. Outside a
 // repository, or on an unborn or detached HEAD, the missing parts are left
-// empty: lore never fails for want of git.
-func ReadHead(dir string) Head {
-	o := Head{Author: authorFromEnv()}
-	r, err := FindRepo(dir)
+// empty: lore never fails for want of git. getenv gives git's variables
+// (GIT_AUTHOR_NAME, GIT_CEILING_DIRECTORIES…).
+func ReadHead(dir string, getenv func(string) string) Head {
+	o := Head{Author: formatAuthor(envVar(getenv, "GIT_AUTHOR_NAME"), envVar(getenv, "GIT_AUTHOR_EMAIL"))}
+	r, err := FindRepo(dir, getenv)
 	if err != nil {
 		return o
 	}
@@ -175,9 +176,13 @@ func authorFromConfig(r *Repo) string {
 	return formatAuthor(name, email)
 }
 
-// authorFromEnv honours git's own override variables.
-func authorFromEnv() string {
-	return formatAuthor(os.Getenv("GIT_AUTHOR_NAME"), os.Getenv("GIT_AUTHOR_EMAIL"))
+// envVar is getenv(key), or "" when there is no getenv. gitrepo never
+// reads the process environment itself: the CLI passes its own getenv.
+func envVar(getenv func(string) string, key string) string {
+	if getenv == nil {
+		return ""
+	}
+	return getenv(key)
 }
 
 func formatAuthor(name, email string) string {

@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -89,15 +90,18 @@ var vetted = map[string]struct {
 	"rev-parse": {},
 }
 
-// Error is a git command that failed: the first line git wrote to stderr,
-// or how it failed when it wrote nothing.
+// Error is a git command that failed: which one, and git's own reason
+// (its first error line, which names the file when one is at fault), or
+// how it failed when it wrote nothing.
 type Error struct{ Msg string }
 
 func (e *Error) Error() string { return e.Msg }
 
 // Run runs git in dir and returns its standard output. It is the one way
 // lore runs git, and it never lets the repository's config run a program.
-func Run(ctx context.Context, dir string, args ...string) (string, error) {
+// getenv gives the git variables lore itself reads (GIT_DIR and the like
+// decide which config it checks); git inherits the process environment.
+func Run(ctx context.Context, getenv func(string) string, dir string, args ...string) (string, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, Timeout)
@@ -112,7 +116,7 @@ func Run(ctx context.Context, dir string, args ...string) (string, error) {
 	}
 	argv := append([]string{"-C", dir}, safeArgs...)
 	if sub.worktree {
-		overrides, err := drivers.overrides(ctx, dir)
+		overrides, err := drivers.overrides(ctx, getenv, dir)
 		if err != nil {
 			return "", err
 		}
@@ -122,8 +126,8 @@ func Run(ctx context.Context, dir string, args ...string) (string, error) {
 	return runGit(ctx, argv, args[0])
 }
 
-// runGit runs git with argv and the safe environment; name is the subcommand,
-// for the error when git says nothing.
+// runGit runs git with argv and the safe environment; name is the
+// subcommand, for the error.
 func runGit(ctx context.Context, argv []string, name string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", argv...)
 	// GIT_CONFIG makes git config read only that file while every other
@@ -137,25 +141,46 @@ func runGit(ctx context.Context, argv []string, name string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			first, _, _ := strings.Cut(msg, "\n")
-			return "", &Error{first}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return "", &Error{"git " + name + ": timed out"}
 		}
-		return "", &Error{"git " + name + ": " + err.Error()}
+		if reason := gitReason(stderr.String()); reason != "" {
+			return "", &Error{"git " + name + ": " + reason}
+		}
+		return "", &Error{"git " + name + ": " + err.Error() + ", with no message"}
 	}
 	return stdout.String(), nil
 }
 
+// gitReason is the line of git's stderr that says why it failed: the first
+// "error:" or "fatal:" line (such as error: open(".lore/x.jsonl"):
+// Permission denied), without that prefix, or else the first line.
+func gitReason(stderr string) string {
+	first := ""
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		for _, p := range []string{"error: ", "fatal: "} {
+			if r, ok := strings.CutPrefix(l, p); ok {
+				return r
+			}
+		}
+		if first == "" {
+			first = l
+		}
+	}
+	return first
+}
+
 // Start runs git in the background and returns the function that waits
 // for its result, so that independent git commands run side by side.
-func Start(ctx context.Context, dir string, args ...string) func() (string, error) {
+func Start(ctx context.Context, getenv func(string) string, dir string, args ...string) func() (string, error) {
 	type result struct {
 		out string
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, err := Run(ctx, dir, args...)
+		out, err := Run(ctx, getenv, dir, args...)
 		done <- result{out, err}
 	}()
 	return sync.OnceValues(func() (string, error) {
@@ -192,13 +217,13 @@ type lookup struct {
 	stamp     *stamp // nil: it cannot be checked, so it serves no later call
 }
 
-func (c *driverCache) overrides(ctx context.Context, dir string) ([]string, error) {
+func (c *driverCache) overrides(ctx context.Context, getenv func(string) string, dir string) ([]string, error) {
 	c.mu.Lock()
 	l := c.byDir[dir]
 	if l != nil {
 		select {
 		case <-l.done:
-			if l.err != nil || !l.stamp.current(dir) {
+			if l.err != nil || !l.stamp.current(getenv, dir) {
 				l = nil
 			}
 		default: // running: share it
@@ -207,7 +232,7 @@ func (c *driverCache) overrides(ctx context.Context, dir string) ([]string, erro
 	if l == nil {
 		l = &lookup{done: make(chan struct{})}
 		c.byDir[dir] = l
-		go l.run(ctx, dir)
+		go l.run(ctx, getenv, dir)
 	}
 	c.mu.Unlock()
 	select {
@@ -220,12 +245,12 @@ func (c *driverCache) overrides(ctx context.Context, dir string) ([]string, erro
 
 // run reads the config. It outlives a caller that gives up waiting, for
 // the others sharing it, but not its own timeout.
-func (l *lookup) run(ctx context.Context, dir string) {
+func (l *lookup) run(ctx context.Context, getenv func(string) string, dir string) {
 	defer close(l.done)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), Timeout)
 	defer cancel()
 	// Stamped before reading, so a change made during the read shows.
-	st := stampOf(dir)
+	st := stampOf(getenv, dir)
 	argv := append(append([]string{"-C", dir}, safeArgs...), "config", "--null", "--list", "--show-scope", "--show-origin")
 	out, err := runGit(ctx, argv, "config")
 	if err != nil {
@@ -349,13 +374,13 @@ type stamp struct {
 // stampOf stamps the repository containing dir, or returns nil when lore
 // cannot tell which config git reads (git told where to look by the
 // environment rather than by finding .git).
-func stampOf(dir string) *stamp {
+func stampOf(getenv func(string) string, dir string) *stamp {
 	for _, v := range []string{"GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE"} {
-		if os.Getenv(v) != "" {
+		if envVar(getenv, v) != "" {
 			return nil
 		}
 	}
-	r, err := FindRepo(dir)
+	r, err := FindRepo(dir, getenv)
 	if err != nil {
 		return nil
 	}
@@ -398,11 +423,11 @@ func (st *stamp) covers(entries []configEntry) bool {
 }
 
 // current reports whether the stamp still describes dir's repository.
-func (st *stamp) current(dir string) bool {
+func (st *stamp) current(getenv func(string) string, dir string) bool {
 	if st == nil {
 		return false
 	}
-	now := stampOf(dir)
+	now := stampOf(getenv, dir)
 	if now == nil || now.root != st.root || now.gitDir != st.gitDir || now.commonDir != st.commonDir {
 		return false
 	}

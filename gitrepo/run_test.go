@@ -159,7 +159,7 @@ func TestRunLetsNoRepositoryConfigRunAProgram(t *testing.T) {
 	setMtime(t, filepath.Join(dir, ".git", "index"), fi.ModTime())
 	noMarkers(t, markers, "setting up")
 
-	st, err := StartStatus(ctx, dir, filepath.Join(dir, ".lore"))()
+	st, err := StartStatus(ctx, os.Getenv, dir, filepath.Join(dir, ".lore"))()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestRunLetsNoRepositoryConfigRunAProgram(t *testing.T) {
 		{store, []string{"rev-parse", "--verify", "-q", "HEAD"}, []string{git(t, dir, "rev-parse", "HEAD")}},
 	}
 	for _, c := range checks {
-		out, err := Run(ctx, c.dir, c.args...)
+		out, err := Run(ctx, os.Getenv, c.dir, c.args...)
 		if err != nil {
 			t.Errorf("git %q: %v", c.args, err)
 		}
@@ -218,7 +218,7 @@ func TestRunRereadsAChangedConfig(t *testing.T) {
 		if included {
 			git(t, dir, "config", "include.path", "more.cfg")
 		}
-		if _, err := Run(ctx, dir, "status", "--porcelain=v2"); err != nil {
+		if _, err := Run(ctx, os.Getenv, dir, "status", "--porcelain=v2"); err != nil {
 			t.Fatal(err)
 		}
 
@@ -231,7 +231,7 @@ func TestRunRereadsAChangedConfig(t *testing.T) {
 		write(t, filepath.Join(dir, ".gitattributes"), "*.txt filter=late\n")
 		write(t, filepath.Join(dir, "a.txt"), "two\n")
 		setMtime(t, filepath.Join(dir, "a.txt"), time.Now().Add(-time.Hour))
-		out, err := Run(ctx, dir, "status", "--porcelain=v2")
+		out, err := Run(ctx, os.Getenv, dir, "status", "--porcelain=v2")
 		if err != nil || !strings.Contains(out, "a.txt") {
 			t.Errorf("status: %q, %v", out, err)
 		}
@@ -271,7 +271,7 @@ func TestRunKeepsTheUsersOwnFilters(t *testing.T) {
 		write(t, filepath.Join(dir, name), "two\n")
 		setMtime(t, filepath.Join(dir, name), time.Now().Add(-time.Hour))
 	}
-	out, err := Run(ctx, dir, "status", "--porcelain=v2")
+	out, err := Run(ctx, os.Getenv, dir, "status", "--porcelain=v2")
 	if err != nil || strings.Count(out, ".txt") != 3 {
 		t.Errorf("status: %q, %v", out, err)
 	}
@@ -295,7 +295,7 @@ func TestRunNeverFetches(t *testing.T) {
 	git(t, src, "clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+src, dir)
 	git(t, dir, "remote", "set-url", "origin", "ssh://example.invalid/x")
 	git(t, dir, "config", "core.sshCommand", trap(t, t.TempDir(), markers, "ssh"))
-	if _, err := Run(context.Background(), dir, "log", "--all", "--format=%h", "-Sneedle"); err == nil {
+	if _, err := Run(context.Background(), os.Getenv, dir, "log", "--all", "--format=%h", "-Sneedle"); err == nil {
 		t.Errorf("log -S in a blobless clone succeeded without fetching")
 	}
 	noMarkers(t, markers, "log -S in a partial clone")
@@ -303,7 +303,7 @@ func TestRunNeverFetches(t *testing.T) {
 
 func TestRunRefusesUnvettedCommands(t *testing.T) {
 	for _, args := range [][]string{{"show", "HEAD"}, {"-c", "core.pager=less", "log"}, {}} {
-		if _, err := Run(context.Background(), t.TempDir(), args...); err == nil {
+		if _, err := Run(context.Background(), os.Getenv, t.TempDir(), args...); err == nil {
 			t.Errorf("git %q ran", args)
 		}
 	}
@@ -327,7 +327,7 @@ func BenchmarkLookup(b *testing.B) {
 					delete(drivers.byDir, dir)
 					drivers.mu.Unlock()
 				}
-				if _, err := drivers.overrides(context.Background(), dir); err != nil {
+				if _, err := drivers.overrides(context.Background(), os.Getenv, dir); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -18,12 +18,12 @@ type Status struct {
 // the function that waits for it. It leaves out the subtree exclude (a
 // path inside dir, or "" for none), lists untracked files one by one and
 // renames as a deletion and an addition.
-func StartStatus(ctx context.Context, dir, exclude string) func() (*Status, error) {
+func StartStatus(ctx context.Context, getenv func(string) string, dir, exclude string) func() (*Status, error) {
 	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames"}
 	if rel, err := filepath.Rel(dir, exclude); exclude != "" && err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 		args = append(args, "--", ".", ":(exclude)"+filepath.ToSlash(rel))
 	}
-	run := Start(ctx, dir, args...)
+	run := Start(ctx, getenv, dir, args...)
 	return func() (*Status, error) {
 		out, err := run()
 		if err != nil {

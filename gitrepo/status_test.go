@@ -34,7 +34,7 @@ func write(t *testing.T, path, text string) {
 func TestStatusListsChangesOutsideTheExcludedStore(t *testing.T) {
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
-	st, err := StartStatus(context.Background(), dir, filepath.Join(dir, ".lore"))()
+	st, err := StartStatus(context.Background(), os.Getenv, dir, filepath.Join(dir, ".lore"))()
 	if err != nil || st.Head != "" || st.Branch != "main" || len(st.Changes) != 0 {
 		t.Fatalf("unborn: %+v, %v", st, err)
 	}
@@ -55,7 +55,7 @@ func TestStatusListsChangesOutsideTheExcludedStore(t *testing.T) {
 	}
 	git(t, dir, "add", "a.go")
 
-	st, err = StartStatus(context.Background(), dir, filepath.Join(dir, ".lore"))()
+	st, err = StartStatus(context.Background(), os.Getenv, dir, filepath.Join(dir, ".lore"))()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestStatusListsChangesOutsideTheExcludedStore(t *testing.T) {
 	}
 
 	git(t, dir, "checkout", "-q", "--detach")
-	if st, err = StartStatus(context.Background(), dir, "")(); err != nil || st.Branch != "(detached HEAD)" || !slices.Contains(st.Changes, "?? .lore/journal/y.jsonl") {
+	if st, err = StartStatus(context.Background(), os.Getenv, dir, "")(); err != nil || st.Branch != "(detached HEAD)" || !slices.Contains(st.Changes, "?? .lore/journal/y.jsonl") {
 		t.Errorf("detached, nothing excluded: %+v, %v", st, err)
 	}
 }

@@ -26,13 +26,14 @@ const maxListed = 10
 // is read, and the repository to ask for the log.
 type GitSource struct {
 	Dir    string
+	Getenv func(string) string // git's variables, as gitrepo.Run takes them
 	Status func() (*gitrepo.Status, error)
 }
 
 // StartGit starts git status of repoDir, leaving out the store at storeDir:
 // the view is about the code; lore status counts the records.
-func StartGit(ctx context.Context, repoDir, storeDir string) *GitSource {
-	return &GitSource{Dir: repoDir, Status: gitrepo.StartStatus(ctx, repoDir, storeDir)}
+func StartGit(ctx context.Context, getenv func(string) string, repoDir, storeDir string) *GitSource {
+	return &GitSource{Dir: repoDir, Getenv: getenv, Status: gitrepo.StartStatus(ctx, getenv, repoDir, storeDir)}
 }
 
 // ReadGitChanges asks the git binary rather than go-git: go-git's status
@@ -56,7 +57,7 @@ func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime
 	logged := make(chan result, 1)
 	if since != "" || !sinceTime.IsZero() {
 		go func() {
-			out, err := gitrepo.Run(ctx, src.Dir, "log", "--format=%h %s", "-n", "51", rng)
+			out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, "log", "--format=%h %s", "-n", "51", rng)
 			logged <- result{out, err}
 		}()
 	} else {

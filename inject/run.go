@@ -180,7 +180,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	}
 	var git *GitSource
 	if hin.IsSessionStart() {
-		git = StartGit(ctx, repoDir, s.Dir) // git works while the index is read
+		git = StartGit(ctx, s.Getenv, repoDir, s.Dir) // git works while the index is read
 	}
 	snap, err := index.Open(ctx, s, index.SnapshotOptions{Tokenizer: Tokenizer(), Prompt: !hin.IsSessionStart()})
 	if err != nil {
@@ -254,5 +254,10 @@ func openForHook(hin *HookInput, env HookEnv) (*store.Store, error) {
 			return nil, err
 		}
 	}
-	return store.Open(dir)
+	s, err := store.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.Getenv = env.Getenv
+	return s, nil
 }

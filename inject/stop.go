@@ -100,7 +100,7 @@ func stop(ctx context.Context, hin *HookInput, s *store.Store, repoDir string) s
 	if json.Unmarshal(data, &st) != nil || st.Asked {
 		return ""
 	}
-	if head, tree := repoState(StartGit(ctx, repoDir, s.Dir)); head == st.Head && tree == st.Tree {
+	if head, tree := repoState(StartGit(ctx, s.Getenv, repoDir, s.Dir)); head == st.Head && tree == st.Tree {
 		return "" // nothing changed
 	}
 	if handoffSince(s.Dir, st.Time) {

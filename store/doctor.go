@@ -21,7 +21,7 @@ import (
 type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
-	Kind    string `json:"kind"` // malformed, torn, conflict, tie, newer-format, attributes, temp-file, secret, config
+	Kind    string `json:"kind"` // malformed, torn, conflict, tie, newer-format, not-a-directory, attributes, temp-file, secret, config
 	Message string `json:"message"`
 	Fixable bool   `json:"fixable"`
 	Fixed   bool   `json:"fixed"`
@@ -57,9 +57,23 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 		}
 		defer unlock()
 	}
-	files, err := s.Files()
-	if err != nil {
-		return nil, err
+	// A kind whose directory is a file has no shard to check: that is
+	// the problem.
+	var readable []record.Kind
+	for _, k := range record.AllKinds() {
+		var nd *NotDirError
+		if err := s.CheckKindDir(k); errors.As(err, &nd) {
+			probs = append(probs, Problem{File: nd.Path, Kind: "not-a-directory", Message: nd.Reason()})
+			continue
+		}
+		readable = append(readable, k)
+	}
+	var files []string
+	if len(readable) > 0 {
+		var err error
+		if files, err = s.Files(readable...); err != nil {
+			return nil, err
+		}
 	}
 	set := &Set{versions: map[string][]*record.Record{}}
 	results := s.checkShards(files, fix)

@@ -3,6 +3,8 @@ package store
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,15 +43,15 @@ func (s *Store) StoreStatus(ctx context.Context) (*Status, error) {
 	// Every git command starts at once: the two diffs and the listing each
 	// stat the whole store, and they fail harmlessly when there is no
 	// commit or no upstream.
-	branch := gitrepo.Start(ctx, s.Dir, "rev-parse", "--abbrev-ref", "HEAD")
-	upstream := gitrepo.Start(ctx, s.Dir, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
-	others := gitrepo.Start(ctx, s.Dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
-	sinceHead := gitrepo.Start(ctx, s.Dir, "diff", "--no-color", "-U0", "HEAD", "--", ".")
-	sinceUpstream := gitrepo.Start(ctx, s.Dir, "diff", "--no-color", "-U0", "@{upstream}", "--", ".")
+	branch := gitrepo.Start(ctx, s.Getenv, s.Dir, "rev-parse", "--abbrev-ref", "HEAD")
+	upstream := gitrepo.Start(ctx, s.Getenv, s.Dir, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+	others := gitrepo.Start(ctx, s.Getenv, s.Dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+	sinceHead := gitrepo.Start(ctx, s.Getenv, s.Dir, "diff", "--no-color", "-U0", "HEAD", "--", ".")
+	sinceUpstream := gitrepo.Start(ctx, s.Getenv, s.Dir, "diff", "--no-color", "-U0", "@{upstream}", "--", ".")
 
 	st := &Status{}
 	if out, err := branch(); err != nil {
-		st.Branch = gitrepo.ReadHead(s.Dir).Branch // unborn
+		st.Branch = gitrepo.ReadHead(s.Dir, s.Getenv).Branch // unborn
 	} else {
 		st.Branch = strings.TrimSpace(out)
 	}
@@ -57,10 +59,13 @@ func (s *Store) StoreStatus(ctx context.Context) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	untracked := s.untrackedCounts(out)
+	untracked, err := s.untrackedCounts(out)
+	if err != nil {
+		return nil, err
+	}
 	diff, err := sinceHead()
 	if err != nil {
-		if _, headErr := gitrepo.Run(ctx, s.Dir, "rev-parse", "--verify", "-q", "HEAD"); headErr == nil {
+		if _, headErr := gitrepo.Run(ctx, s.Getenv, s.Dir, "rev-parse", "--verify", "-q", "HEAD"); headErr == nil {
 			return nil, err // the diff failed for another reason
 		}
 		st.Uncommitted = untracked // no commit yet: everything is new
@@ -82,19 +87,24 @@ func (s *Store) StoreStatus(ctx context.Context) (*Status, error) {
 }
 
 // untrackedCounts counts the records in the untracked shards git listed.
-func (s *Store) untrackedCounts(lsFiles string) Counts {
+// A shard that cannot be read is an error: counting it as empty would say
+// it holds nothing new.
+func (s *Store) untrackedCounts(lsFiles string) (Counts, error) {
 	c := Counts{}
 	for _, rel := range strings.Split(lsFiles, "\x00") {
-		if rel == "" {
-			continue
+		if !strings.HasSuffix(rel, ".jsonl") && !strings.HasSuffix(rel, ".toml") {
+			continue // .gitattributes and the like
 		}
 		data, err := os.ReadFile(filepath.Join(s.Dir, rel))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since git listed it
+		}
 		if err != nil {
-			continue
+			return nil, err
 		}
 		c.add(rel, data)
 	}
-	return c
+	return c, nil
 }
 
 // diffCounts counts the record lines git diff says were added since base,

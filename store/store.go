@@ -28,6 +28,9 @@ type Store struct {
 	Config *config.Config
 	// Now is the clock; tests set it, everything else leaves it nil.
 	Now func() time.Time
+	// Getenv reads git's variables (GIT_AUTHOR_NAME…) for Origin and
+	// StoreStatus: the CLI's environment; nil reads none.
+	Getenv func(string) string
 	// Origin stamps new records; nil means read it from git on first use.
 	origin *record.Origin
 	// Redacted collects what Append scrubbed, for the command to report.
@@ -67,7 +70,7 @@ func (s *Store) Clock() time.Time {
 // Origin is the author, branch and HEAD that new records are stamped with.
 func (s *Store) Origin() record.Origin {
 	if s.origin == nil {
-		h := gitrepo.ReadHead(filepath.Dir(s.Dir))
+		h := gitrepo.ReadHead(filepath.Dir(s.Dir), s.Getenv)
 		o := record.Origin{Author: h.Author, Branch: h.Branch, Commit: h.Commit}
 		s.origin = &o
 	}
@@ -236,6 +239,9 @@ func (s *Store) Files(kinds ...record.Kind) ([]string, error) {
 	}
 	var files []string
 	for _, k := range kinds {
+		if err := s.CheckKindDir(k); err != nil {
+			return nil, err
+		}
 		root := filepath.Join(s.Dir, k.Dir())
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -254,6 +260,32 @@ func (s *Store) Files(kinds ...record.Kind) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// NotDirError is a kind's place in the store taken by something other
+// than a directory, such as a file named .lore/journal: none of that
+// kind's records can be read, and a reader must say so, not skip them.
+type NotDirError struct {
+	Path string // relative to the repository
+	Kind record.Kind
+}
+
+func (e *NotDirError) Error() string { return e.Path + ": " + e.Reason() }
+
+// Reason is the error without the path.
+func (e *NotDirError) Reason() string {
+	return fmt.Sprintf("not a directory, so no %s can be read from it: move it aside", e.Kind)
+}
+
+// CheckKindDir returns a *NotDirError when something other than a
+// directory is where kind k's shards belong. A missing directory is fine:
+// no record of that kind yet.
+func (s *Store) CheckKindDir(k record.Kind) error {
+	root := filepath.Join(s.Dir, k.Dir())
+	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
+		return &NotDirError{Path: s.Rel(root), Kind: k}
+	}
+	return nil
 }
 
 // Rel names path relative to the repository (or the store's parent), for

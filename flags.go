@@ -1,0 +1,206 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// globalFlags are the flags lore takes before the command; --dir and
+// --help are also every command's own.
+func globalFlags() *pflag.FlagSet {
+	fs := newFlags("lore")
+	fs.SetInterspersed(false) // the command and its flags are the command's
+	addCommonFlags(fs, new(string))
+	fs.BoolP("version", "v", false, "print the version")
+	return fs
+}
+
+// addCommonFlags defines --dir (into dir) and --help, unless fs has them.
+func addCommonFlags(fs *pflag.FlagSet, dir *string) {
+	if fs.Lookup("dir") == nil {
+		fs.StringVar(dir, "dir", "", "use the store at `DIR` (default: .lore at the repository root, or $LORE_DIR)")
+	}
+	if fs.Lookup("help") == nil {
+		fs.BoolP("help", "h", false, "show this help")
+	}
+}
+
+// newFlags makes a command's flag set: errors are returned, not printed,
+// and --help shows the command's help text.
+func newFlags(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	fs.Usage = func() {}
+	return fs
+}
+
+// parse parses args, handling --help (printed, then errHelpShown) and
+// turning flag errors into usage errors that name the flag (see flagError).
+func (e *env) parse(fs *pflag.FlagSet, help string, args []string) error {
+	var dir string
+	addCommonFlags(fs, &dir)
+	err := fs.Parse(args)
+	if errors.Is(err, pflag.ErrHelp) || (err == nil && fs.Lookup("help").Changed) {
+		fmt.Fprintf(e.stdout, "%s\nFlags:\n%s", strings.TrimSpace(help)+"\n", fs.FlagUsages())
+		return errHelpShown
+	}
+	if err != nil {
+		return flagError(fs, err)
+	}
+	return e.setDir(fs)
+}
+
+// setDir takes --dir from fs, if given; given empty, it is a usage error.
+func (e *env) setDir(fs *pflag.FlagSet) error {
+	f := fs.Lookup("dir")
+	if !f.Changed {
+		return nil
+	}
+	if f.Value.String() == "" {
+		return usageError(flagHint(fs), "%s--dir needs a directory", flagPrefix(fs))
+	}
+	e.dir = f.Value.String()
+	return nil
+}
+
+// flagPrefix starts a flag error of a command ("learn: "); the global
+// flags' have none.
+func flagPrefix(fs *pflag.FlagSet) string {
+	if fs.Name() == "lore" {
+		return ""
+	}
+	return fs.Name() + ": "
+}
+
+func flagHint(fs *pflag.FlagSet) string {
+	if fs.Name() == "lore" {
+		return "run 'lore --help' for the global flags"
+	}
+	return fmt.Sprintf("run 'lore %s --help' for its flags", fs.Name())
+}
+
+// flagError is a usage error for what pflag reported, in lore's words:
+// which flag, and what its value should have been, rather than the
+// parser's internals (strconv.ParseFloat: parsing "abc": invalid syntax).
+func flagError(fs *pflag.FlagSet, err error) error {
+	prefix, hint := flagPrefix(fs), flagHint(fs)
+	var (
+		missing *pflag.ValueRequiredError
+		invalid *pflag.InvalidValueError
+		unknown *pflag.NotExistError
+	)
+	switch {
+	case errors.As(err, &missing):
+		return usageError(hint, "%s%s needs %s", prefix, flagName(missing.GetFlag(), missing.GetSpecifiedShortnames() != ""), valueNoun(missing.GetFlag()))
+	case errors.As(err, &invalid):
+		f := invalid.GetFlag()
+		return usageError(hint, "%s--%s: %q %s", prefix, f.Name, invalid.GetValue(), badValue(f, invalid.GetValue(), err))
+	case errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "":
+		name := unknown.GetSpecifiedName()
+		var names []string
+		fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		if s := closest(name, names); s != "" {
+			hint = fmt.Sprintf("did you mean --%s?", s)
+		}
+		return usageError(hint, "%sunknown flag: --%s", prefix, name)
+	}
+	return usageError(hint, "%s%s", prefix, err)
+}
+
+// flagName is how the user spelled f: -n or --limit.
+func flagName(f *pflag.Flag, short bool) string {
+	if short {
+		return "-" + f.Shorthand
+	}
+	return "--" + f.Name
+}
+
+// valueNoun is what f's value is, for "--limit needs a number".
+func valueNoun(f *pflag.Flag) string {
+	switch t := f.Value.Type(); {
+	case f.Name == "dir":
+		return "a directory"
+	case t == "duration":
+		return "a duration"
+	case isNumberType(t):
+		return "a number"
+	}
+	return "a value"
+}
+
+func isNumberType(t string) bool {
+	return strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint") || strings.HasPrefix(t, "float")
+}
+
+// badValue says what is wrong with value v of flag f.
+func badValue(f *pflag.Flag, v string, err error) string {
+	t := f.Value.Type()
+	outOfRange := errors.Is(err, strconv.ErrRange)
+	switch {
+	case t == "duration":
+		return "is not a duration (such as 90s, 15m or 2h)"
+	case isNumberType(t) && outOfRange:
+		return "is out of range"
+	case strings.HasPrefix(t, "uint") && strings.HasPrefix(v, "-"):
+		return "is not a number of 0 or more"
+	case (strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint")) && isFloat(v):
+		return "is not a whole number"
+	case isNumberType(t):
+		return "is not a number"
+	case t == "bool":
+		return "is not true or false"
+	}
+	// A flag of lore's own type: its error is written for people.
+	var invalid *pflag.InvalidValueError
+	if errors.As(err, &invalid) && invalid.Unwrap() != nil {
+		return "is not valid: " + invalid.Unwrap().Error()
+	}
+	return "is not valid"
+}
+
+func isFloat(v string) bool {
+	_, err := strconv.ParseFloat(v, 64)
+	return err == nil
+}
+
+// errHelpShown ends a command after --help, with exit 0.
+var errHelpShown = &cliError{code: exitOK}
+
+// closest returns the candidate within edit distance 2 of s, if any.
+func closest(s string, cands []string) string {
+	best, bestD := "", 3
+	sort.Strings(cands)
+	for _, c := range cands {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}

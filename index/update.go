@@ -1,0 +1,216 @@
+package index
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"lore/kinds"
+	"lore/record"
+	"lore/store"
+)
+
+// parseAll parses the queued shards on every core, until ctx is done.
+func (sc *scan) parseAll() error {
+	out := make([]*shardFile, len(sc.jobs))
+	errs := make([]error, len(sc.jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(sc.jobs), 1)) {
+		wg.Go(func() {
+			for i := range next {
+				out[i], errs[i] = sc.parse(sc.jobs[i])
+			}
+		})
+	}
+	for i := range sc.jobs {
+		if sc.ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, j := range sc.jobs {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		if out[i] == nil {
+			sc.partial = true
+			sc.incomplete[j.dir] = true
+			continue
+		}
+		sc.parsed = append(sc.parsed, out[i])
+	}
+	for dir := range sc.incomplete {
+		if de := sc.dirs[dir]; de != nil {
+			de.complete = false
+		}
+	}
+	return nil
+}
+
+// parse reads one shard. It was stat'ed before it is read, so a write in
+// between shows as a changed shard next time, never as a missed one.
+func (sc *scan) parse(j parseJob) (*shardFile, error) {
+	abs := filepath.Join(sc.store.Dir, j.rel)
+	data, err := os.ReadFile(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := os.Lstat(abs); lerr != nil {
+			return &shardFile{rel: j.rel, gone: true}, nil // removed since it was listed
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	recs, warns, err := kinds.ParseShard(sc.store.Rel(abs), data)
+	if err != nil {
+		return nil, err
+	}
+	f := &shardFile{rel: j.rel, size: j.size, mtime: j.mtime, ino: j.ino, sum: checksum(data), warns: warns}
+	for _, r := range recs {
+		t, b := sc.tok.Terms(r)
+		var enc encoder
+		encodeRecord(&enc, r)
+		f.versions = append(f.versions, version{rec: r, title: t, body: b, enc: enc.b})
+	}
+	return f, nil
+}
+
+// update writes what the scan found back to the index, and returns the
+// segments that now describe the store.
+func (sc *scan) update() []*segment {
+	if sc.old != nil && len(sc.parsed) == 0 && len(sc.gone) == 0 && !sc.dirsMoved {
+		return sc.segs
+	}
+	material := slices.Clone(sc.parsed)
+	covered := map[string]bool{}
+	for _, f := range material {
+		covered[f.rel] = true
+	}
+	for rel := range sc.gone {
+		if !covered[rel] {
+			material = append(material, &shardFile{rel: rel, gone: true})
+			covered[rel] = true
+		}
+	}
+	keep := sc.segs
+	var absorbed []*segment
+	if len(material) > 0 {
+		rows := 0
+		for _, f := range material {
+			rows += len(f.versions)
+		}
+		for len(keep) > 0 && keep[len(keep)-1].nRows <= max(rows, smallSegment) {
+			seg := keep[len(keep)-1]
+			keep = keep[:len(keep)-1]
+			absorbed = append(absorbed, seg)
+			rows += seg.nRows
+		}
+		for _, seg := range absorbed { // newest first: the newest description wins
+			for fi := range seg.nFiles {
+				e := seg.file(fi)
+				if covered[e.rel] {
+					continue
+				}
+				covered[e.rel] = true
+				f := &shardFile{rel: e.rel, size: e.size, mtime: e.mtime, ino: e.ino, sum: e.sum, gone: e.gone, warns: e.warns}
+				for _, row := range e.rows {
+					if v, err := seg.version(row); err == nil {
+						f.versions = append(f.versions, v)
+					}
+				}
+				material = append(material, f)
+			}
+		}
+		if len(keep) == 0 { // the new segment is the whole index: no tombstones needed
+			material = slices.DeleteFunc(material, func(f *shardFile) bool { return f.gone })
+		}
+	}
+	m := &manifest{written: sc.start, dirs: sc.dirs, warns: map[string][]record.Warning{}}
+	if sc.old != nil {
+		for rel, ws := range sc.old.warns {
+			if !covered[rel] {
+				m.warns[rel] = ws
+			}
+		}
+	}
+	for _, f := range material {
+		if len(f.warns) > 0 && !f.gone {
+			m.warns[f.rel] = f.warns
+		}
+	}
+	segs := keep
+	var data encodedSegment
+	var name string
+	if len(material) > 0 {
+		name = segmentName()
+		data = encodeSegment(sc.tok.Version, sc.start, material)
+		if seg, err := data.open(name, sc.tok.Version); err == nil {
+			segs = append(slices.Clone(keep), seg)
+		}
+	}
+	for _, seg := range segs {
+		m.segs = append(m.segs, seg.name)
+	}
+	sc.publish(m, name, data)
+	sc.segs = segs
+	sc.old = m
+	return segs
+}
+
+// publish writes the new segment and the manifest that names it, unless
+// another process is updating the index or already has: the index is
+// derived, so losing the race costs only the work.
+func (sc *scan) publish(m *manifest, name string, data encodedSegment) {
+	dir := indexDir(sc.store)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	unlock, ok := tryLock(filepath.Join(dir, "lock"))
+	if !ok {
+		return
+	}
+	defer unlock()
+	if cur := readManifest(sc.store, sc.tok.Version); !cur.sameAs(sc.read) {
+		return // another process published since this one read the manifest
+	}
+	if data != nil {
+		if err := store.WriteAtomic(filepath.Join(dir, name), data...); err != nil {
+			return
+		}
+	}
+	if err := store.WriteAtomic(manifestPath(sc.store), m.encode(sc.tok.Version)); err != nil {
+		return
+	}
+	removeOrphans(dir, m.segs)
+}
+
+// removeOrphans deletes segment files the manifest does not name, and the
+// cache of lore versions before the index.
+func removeOrphans(dir string, named []string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".seg") || slices.Contains(named, e.Name()) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > orphanAge {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+	_ = os.RemoveAll(filepath.Join(filepath.Dir(dir), "cache"))
+}
+
+func segmentName() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b) + ".seg"
+}

@@ -1,0 +1,247 @@
+package index
+
+import (
+	"errors"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"lore/record"
+	"lore/store"
+)
+
+// walk compares the store's shards with what the index holds: every
+// kind's directory tree, then the shards this checkout appends to. What
+// changed is queued for parsing (see update.go); what is gone, marked.
+func (sc *scan) walk() error {
+	for _, k := range record.AllKinds() {
+		if err := sc.walkDir(k, sc.readDir(k, k.Dir())); err != nil {
+			return err
+		}
+	}
+	// The shards this checkout appends to: an append changes the file,
+	// not its directory.
+	for _, k := range record.AllKinds() {
+		rel := store.CurrentShard(sc.store, k)
+		if rel == "" || sc.seen[rel] {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(sc.store.Dir, rel)); err == nil {
+			sc.check(rel, filepath.Dir(rel), fi)
+		}
+	}
+	return nil
+}
+
+// dirRead is one shard directory as the walk found it: what the scan
+// must record of it, worked out without changing the scan, so that
+// sibling directories are read in parallel (every file of a changed
+// directory, and of patterns directories, is a stat).
+type dirRead struct {
+	rel     string
+	missing bool // gone, or no longer a directory
+	err     error
+	entry   *dirEntry
+	moved   bool       // the directory changed since the index described it
+	seen    []string   // shards listed
+	jobs    []parseJob // shards the index does not hold as they are
+	gone    []string   // shards and subdirectories the index holds that are gone
+}
+
+func (sc *scan) readDir(k record.Kind, rel string) *dirRead {
+	d := &dirRead{rel: rel}
+	abs := filepath.Join(sc.store.Dir, rel)
+	fi, err := os.Stat(abs)
+	if err == nil && !fi.IsDir() && rel == k.Dir() {
+		// A file where the kind's directory belongs: its records cannot
+		// be read, which a reader must say rather than serve none.
+		d.err = &store.NotDirError{Path: sc.store.Rel(abs), Kind: k}
+		return d
+	}
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !fi.IsDir() {
+		d.missing = true
+		return d
+	}
+	if err != nil {
+		d.err = err
+		return d
+	}
+	mtime := fi.ModTime().UnixNano()
+	var prev *dirEntry
+	if sc.old != nil {
+		prev = sc.old.dirs[rel]
+	}
+	d.entry = &dirEntry{mtime: mtime, complete: true}
+	d.moved = prev == nil || prev.mtime != mtime || !prev.complete || mtime >= sc.old.written-racyWindow
+	if !d.moved && (k != record.Pattern || sc.prompt) {
+		d.entry.subdirs = prev.subdirs
+		return d
+	}
+	items, err := listDir(abs, k.Ext())
+	if err != nil {
+		d.err = err
+		return d
+	}
+	known := sc.known(rel, false)
+	for _, it := range items {
+		if it.isDir {
+			if !strings.HasPrefix(it.name, ".") {
+				d.entry.subdirs = append(d.entry.subdirs, it.name)
+			}
+			continue
+		}
+		frel := filepath.Join(rel, it.name)
+		kf, ok := known[frel]
+		delete(known, frel)
+		d.seen = append(d.seen, frel)
+		if !ok || !kf.holds(filepath.Join(sc.store.Dir, frel), it.st) {
+			d.jobs = append(d.jobs, parseJob{frel, rel, it.st.size, it.st.mtime, it.st.ino})
+		}
+	}
+	for frel := range known {
+		d.gone = append(d.gone, frel)
+	}
+	if prev != nil {
+		for _, sub := range prev.subdirs {
+			if !slices.Contains(d.entry.subdirs, sub) {
+				for frel := range sc.known(filepath.Join(rel, sub), true) {
+					d.gone = append(d.gone, frel)
+				}
+			}
+		}
+	}
+	return d
+}
+
+// readDirs reads the directories rels on every core.
+func (sc *scan) readDirs(k record.Kind, rels []string) []*dirRead {
+	out := make([]*dirRead, len(rels))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(rels)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(rels); i = int(next.Add(1) - 1) {
+				out[i] = sc.readDir(k, rels[i])
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// walkDir records what readDir found of d, then walks its subdirectories.
+func (sc *scan) walkDir(k record.Kind, d *dirRead) error {
+	switch {
+	case d.err != nil:
+		return d.err
+	case d.missing:
+		sc.removeUnder(d.rel)
+		return nil
+	}
+	sc.dirs[d.rel] = d.entry
+	sc.dirsMoved = sc.dirsMoved || d.moved
+	for _, rel := range d.seen {
+		sc.seen[rel] = true
+	}
+	sc.jobs = append(sc.jobs, d.jobs...)
+	for _, rel := range d.gone {
+		sc.gone[rel] = true
+	}
+	subs := make([]string, len(d.entry.subdirs))
+	for i, sub := range d.entry.subdirs {
+		subs[i] = filepath.Join(d.rel, sub)
+	}
+	for _, sub := range sc.readDirs(k, subs) {
+		if err := sc.walkDir(k, sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeUnder marks every shard the index holds under dir as removed.
+func (sc *scan) removeUnder(dir string) {
+	for rel := range sc.known(dir, true) {
+		sc.gone[rel] = true
+	}
+}
+
+// knownFile is a shard as the index last described it.
+type knownFile struct {
+	fileEntry
+	written int64 // when the describing segment was written
+}
+
+// holds says whether the index holds the shard at abs as fi shows it: same
+// size, mtime and inode; and, if it was modified so close to the index's
+// writing that a change could hide in the same timestamp, the same content
+// (by checksum: reading a file costs far less than parsing it again).
+func (kf knownFile) holds(abs string, st fileState) bool {
+	mtime := st.mtime
+	if kf.gone || kf.size != st.size || kf.mtime != mtime || kf.ino != st.ino {
+		return false
+	}
+	if mtime < kf.written-racyWindow {
+		return true
+	}
+	data, err := os.ReadFile(abs)
+	return err == nil && int64(len(data)) == kf.size && checksum(data) == kf.sum
+}
+
+func checksum(data []byte) uint32 { return crc32.Checksum(data, crc32c()) }
+
+// crc32c is made on first use: most runs never checksum a shard.
+var crc32c = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
+
+// known is the index's newest description of each shard in directory dir
+// (directly, or at any depth if deep) that it does not hold as removed.
+func (sc *scan) known(dir string, deep bool) map[string]knownFile {
+	known := map[string]knownFile{}
+	for _, seg := range sc.segs { // oldest first: newer descriptions replace older
+		for _, fi := range seg.filesUnder(dir, deep) {
+			e, _ := seg.fileStat(fi)
+			known[e.rel] = knownFile{e, seg.written}
+		}
+	}
+	for rel, kf := range known {
+		if kf.gone {
+			delete(known, rel)
+		}
+	}
+	return known
+}
+
+// check queues shard rel for parsing unless the index holds it as it is.
+func (sc *scan) check(rel, dir string, fi fs.FileInfo) {
+	sc.seen[rel] = true
+	st := stateOf(fi)
+	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(filepath.Join(sc.store.Dir, rel), st) {
+		return
+	}
+	sc.queue(rel, dir, st)
+}
+
+func (sc *scan) queue(rel, dir string, st fileState) {
+	sc.jobs = append(sc.jobs, parseJob{rel, dir, st.size, st.mtime, st.ino})
+}
+
+// dirItem is a subdirectory or a shard that listDir found.
+type dirItem struct {
+	name  string
+	isDir bool
+	st    fileState
+}
+
+// fileState is what the index compares of a shard on disk: a shard replaced
+// by another file (git checkout, a rename over it) has a new inode even
+// when size and mtime match.
+type fileState struct {
+	size, mtime int64
+	ino         uint64
+}

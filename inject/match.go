@@ -1,0 +1,194 @@
+package inject
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/sahilm/fuzzy"
+
+	"lore/index"
+)
+
+// Similarity of a prompt keyword to a record term, by how they matched.
+const (
+	simExact   = 1.0
+	simPrefix  = 0.85 // configur ~ configurat
+	simStem    = 0.75 // store ~ storag
+	simSynonym = 0.8  // deploy ~ release, from config
+	simTypo    = 0.75 // pacakge ~ package
+	simFuzzy   = 0.6  // cfg ~ config: an abbreviation of a short term
+)
+
+// stemSynonyms links each word of a synonym group in the config to every
+// other, as stems (prompt words are matched by their stems).
+func stemSynonyms(cfg map[string][]string) map[string][]string {
+	out := map[string][]string{}
+	link := func(a, b string) {
+		if a != b {
+			out[a] = append(out[a], b)
+		}
+	}
+	for k, vs := range cfg {
+		group := Keywords(k + " " + strings.Join(vs, " "))
+		for _, a := range group {
+			for _, b := range group {
+				link(a, b)
+			}
+		}
+	}
+	return out
+}
+
+// termMatch is a record term a prompt word matches: how well, how, and
+// the records that hold it.
+type termMatch struct {
+	term  string
+	sim   float64
+	how   string
+	posts []index.Posting // the records holding term, decoded once per query
+}
+
+// expand finds the vocabulary terms a prompt keyword matches, and how well.
+func (ix *Index) expand(q, raw string) []termMatch {
+	found := map[string]termMatch{}
+	add := func(t string, sim float64, how string) {
+		if cur, ok := found[t]; !ok || sim > cur.sim {
+			found[t] = termMatch{term: t, sim: sim, how: how}
+		}
+	}
+	vocab := ix.snap.Terms()
+	if ix.has(q) {
+		add(q, simExact, "exact")
+	}
+	for _, syn := range ix.synonyms[q] {
+		if ix.has(syn) {
+			add(syn, simSynonym, "synonym")
+		}
+	}
+	// Prefix relations both ways: terms starting with q are a sorted run.
+	i := sort.SearchStrings(vocab, q)
+	for ; i < len(vocab) && strings.HasPrefix(vocab[i], q); i++ {
+		if t := vocab[i]; t != q && prefixClose(q, t) {
+			add(t, simPrefix, "prefix")
+		}
+	}
+	for k := len(q) - 1; k >= 4; k-- {
+		if ix.has(q[:k]) && prefixClose(q[:k], q) {
+			add(q[:k], simPrefix, "prefix")
+		}
+	}
+	// Stems that part only at their last letters (store ~ storag, from
+	// storage): the same word in another form the stemmer did not fold;
+	// only for a word the store does not hold itself.
+	if len(q) >= 5 && !ix.has(q) {
+		stem := q[:len(q)-1]
+		for i := sort.SearchStrings(vocab, stem); i < len(vocab) && strings.HasPrefix(vocab[i], stem); i++ {
+			if t := vocab[i]; t != q && len(t) <= len(q)+2 && !strings.HasPrefix(t, q) {
+				add(t, simStem, "word form")
+			}
+		}
+	}
+	// Typos, only for a word the store does not hold (one that it holds
+	// is probably not a typo): one edit (two for long words), same first
+	// letter; a word of four or five letters only by swapping two letters
+	// (tets ~ test; taken is not token). The word as typed is tried too, as
+	// a stem can hide a typo (tets → tet).
+	for _, w := range slices.Compact([]string{q, raw}) {
+		if len(w) < 4 || ix.has(q) {
+			continue
+		}
+		lo := sort.SearchStrings(vocab, w[:1])
+		for j := lo; j < len(vocab) && vocab[j][0] == w[0]; j++ {
+			t := vocab[j]
+			if abs(len(t)-len(w)) > 2 || len(w) <= 5 && !sameLetters(w, t) {
+				continue
+			}
+			limit := 1
+			if len(w) >= 8 {
+				limit = 2
+			}
+			if damerau(w, t, limit) <= limit {
+				add(t, simTypo, "typo")
+			}
+		}
+	}
+	// Abbreviations and partial identifiers: q as a subsequence of a short
+	// field term, starting at the same letter (cfg ~ config).
+	if len(q) >= 3 && len(found) == 0 && isAbbreviation(q) {
+		for _, m := range fuzzy.Find(q, vocab) {
+			t := m.Str
+			if t[0] == q[0] && float64(len(q))/float64(len(t)) >= 0.5 && len(t) <= 12 {
+				add(t, simFuzzy, "fuzzy")
+			}
+		}
+	}
+	out := make([]termMatch, 0, len(found))
+	for _, m := range found {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].term < out[j].term })
+	return out
+}
+
+// sameLetters reports two words made of the same letters.
+func sameLetters(a, b string) bool {
+	x, y := []byte(a), []byte(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return string(x) == string(y)
+}
+
+// isAbbreviation reports a word with no vowel after its first letter
+// (cfg, pkg, msg, env): fuzzy matching is for those, not for real words
+// (send is not second).
+func isAbbreviation(w string) bool {
+	return !strings.ContainsAny(w[1:], "aeiouy")
+}
+
+// prefixClose accepts a prefix relation when the shorter word is long
+// enough and most of the longer one (test ~ tests, not test ~ testimonial).
+func prefixClose(short, long string) bool {
+	return len(short) >= 4 && float64(len(short))/float64(len(long)) >= 0.6
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// damerau is the optimal-string-alignment distance between a and b, giving
+// up (returning limit+1) once it must exceed limit.
+func damerau(a, b string, limit int) int {
+	if abs(len(a)-len(b)) > limit {
+		return limit + 1
+	}
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > limit {
+			return limit + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}

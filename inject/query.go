@@ -1,0 +1,150 @@
+package inject
+
+import (
+	"math"
+	"strings"
+
+	"lore/record"
+)
+
+// query is a prompt prepared for ranking.
+type query struct {
+	words  []string      // distinct stems, in order of first appearance
+	typed  []string      // the word first typed for each stem, lowercased
+	seq    []string      // every stem in order, for phrases
+	spec   []float64     // specificity of each word in this store, 0..1
+	expand [][]termMatch // the record terms each word matches
+}
+
+// prepare tokenizes a prompt and weighs its words by how specific they are
+// in this store: a word few records hold says more than one many hold.
+func (ix *Index) prepare(text string) *query {
+	toks := Tokens(text)
+	if len(toks) == 0 || ix.snap.Count() == 0 {
+		return nil
+	}
+	q := &query{}
+	for _, t := range toks {
+		q.seq = append(q.seq, t.Stem)
+	}
+	q.words, q.typed = distinct(toks)
+	n := float64(ix.snap.Count()) + backgroundDocs
+	idf := func(df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
+	top := idf(1)
+	for i, w := range q.words {
+		ms := ix.expand(w, q.typed[i])
+		df := 0
+		for j := range ms {
+			ms[j].posts = ix.snap.Postings(ms[j].term)
+			df += len(ms[j].posts)
+		}
+		q.expand = append(q.expand, ms)
+		sp := max(idf(float64(df)), 0) / top
+		if generic[w] {
+			sp *= genericFactor
+		}
+		q.spec = append(q.spec, sp)
+	}
+	return q
+}
+
+// distinct returns the first maxKeywords distinct stems of toks, in order
+// of first appearance, and the word first typed for each, lowercased.
+func distinct(toks []Token) (stems, typed []string) {
+	seen := map[string]bool{}
+	for _, t := range toks {
+		if seen[t.Stem] || len(stems) == maxKeywords {
+			continue
+		}
+		seen[t.Stem] = true
+		stems = append(stems, t.Stem)
+		typed = append(typed, strings.ToLower(t.Word))
+	}
+	return stems, typed
+}
+
+// Words are the keywords Rank weighs in a prompt, as the user typed them
+// (lowercased, one for each stem): what an explanation shows, deploying
+// rather than its stem deploi.
+func Words(prompt string) []string {
+	_, typed := distinct(Tokens(StripInjected(prompt)))
+	return typed
+}
+
+// share is the part of the prompt's specificity that the words in mask
+// match; a word the store has never seen counts fully, as the prompt is
+// partly about something the store does not know.
+func (q *query) share(mask uint64) float64 {
+	var got, all float64
+	for i, sp := range q.spec {
+		if len(q.expand[i]) == 0 {
+			sp = unseenWeight
+		}
+		all += sp
+		if mask&(1<<i) != 0 {
+			got += sp
+		}
+	}
+	return got / all
+}
+
+// phrases credits pairs of consecutive prompt words found next to each
+// other (or one word apart) in one field of r: a pasted error line or a
+// name of several words says more than the same words scattered.
+func (q *query) phrases(r *record.Record) float64 {
+	pairs := map[[2]string]float64{}
+	for _, f := range append([]string{r.Text}, bodyFields(r)...) {
+		toks := Tokens(f)
+		for i := range toks {
+			for gap, credit := range []float64{1, 0.5} {
+				if j := i + 1 + gap; j < len(toks) {
+					k := [2]string{toks[i].Stem, toks[j].Stem}
+					pairs[k] = max(pairs[k], credit)
+				}
+			}
+		}
+	}
+	spec := map[string]float64{}
+	for i, w := range q.words {
+		spec[w] = q.spec[i]
+	}
+	var sum float64
+	seen := map[[2]string]bool{}
+	for i := 0; i+1 < len(q.seq); i++ {
+		k := [2]string{q.seq[i], q.seq[i+1]}
+		if k[0] == k[1] || seen[k] {
+			continue
+		}
+		seen[k] = true
+		if c := max(pairs[k], pairs[[2]string{k[1], k[0]}]/2); c > 0 {
+			sum += phraseWeight * c * min(spec[k[0]], spec[k[1]])
+		}
+	}
+	return sum
+}
+
+// explain says which word of the record each matched prompt word hit, and
+// how, in the words as typed (not stems).
+func (q *query) explain(r *record.Record, mask uint64) []string {
+	typed := map[string]string{} // record stem → a word of the record
+	for _, f := range append([]string{headline(r)}, bodyFields(r)...) {
+		for _, t := range Tokens(f) {
+			if _, ok := typed[t.Stem]; !ok {
+				typed[t.Stem] = strings.ToLower(t.Word)
+			}
+		}
+	}
+	var out []string
+	for qi := range q.words {
+		if mask&(1<<qi) == 0 {
+			continue
+		}
+		for _, m := range q.expand[qi] {
+			if word, ok := typed[m.term]; ok {
+				out = append(out, q.typed[qi]+"→"+word+" ("+m.how+")")
+				break
+			}
+		}
+	}
+	return out
+}
