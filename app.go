@@ -105,7 +105,7 @@ func commands() []command {
 		{"patterns", "patterns: validate, deprecate", "", cmdPatterns},
 		{"inbox", "observations: promote, dismiss", "", cmdInbox},
 		{"failures", "failures: triggers", "", cmdFailures},
-		{"hooks", "wire lore into Claude Code, Codex, Gemini CLI or opencode", hooksHelp, cmdHooks},
+		{"hooks", "wire lore into Claude Code, Codex, Gemini CLI or opencode", "", cmdHooks},
 		{"mcp", "serve the memory to agents over MCP; install it into their config", mcpHelp, cmdMCP},
 		{"export", "the memory as Markdown, for agents without hooks", exportHelp, cmdExport},
 		{"status", "records not yet committed or pushed, by kind", statusHelp, cmdStatus},

@@ -13,12 +13,7 @@ import (
 	"lore/hooks"
 )
 
-const hooksHelp = `Usage:
-  lore hooks install   [--agent claude|codex|gemini|opencode] [--scope project|user] [--command CMD]
-  lore hooks uninstall [--agent …] [--scope …]
-  lore hooks status    [--agent …] [--scope …] [--json]
-
-install wires lore into an agent's hooks: on every prompt the agent runs
+const hooksAbout = `install wires lore into an agent's hooks: on every prompt the agent runs
 'lore inject --stdin' and gets the relevant records; at session start (and
 after a compaction) it gets the resume view. Default: Claude Code, project
 scope (.claude/settings.json at the repository root; user scope is
@@ -42,14 +37,19 @@ type hooksOptions struct {
 }
 
 func cmdHooks(_ context.Context, e *env, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		if len(args) == 0 {
-			return usageError("run 'lore hooks --help'", "hooks: want install, uninstall or status")
-		}
-		fmt.Fprintln(e.stdout, hooksHelp)
-		return nil
+	verb := func(name, usage string) subcommand {
+		return subcommand{usage, func(e *env, help string, args []string) error { return e.hooksVerb(name, help, args) }}
 	}
-	verb := args[0]
+	verbs := map[string]subcommand{
+		"install":   verb("install", "lore hooks install   [--agent claude|codex|gemini|opencode] [--scope project|user] [--command CMD]"),
+		"uninstall": verb("uninstall", "lore hooks uninstall [--agent …] [--scope …]"),
+		"status":    verb("status", "lore hooks status    [--agent …] [--scope …] [--json]"),
+	}
+	return e.dispatch("hooks", hooksAbout, verbs, []string{"install", "uninstall", "status"}, args)
+}
+
+// hooksVerb runs one hooks verb: install, uninstall or status.
+func (e *env) hooksVerb(verb, help string, args []string) error {
 	var o hooksOptions
 	fs := newFlags("hooks " + verb)
 	fs.StringVar(&o.agent, "agent", "", "claude, codex, gemini or opencode (install: default claude)")
@@ -59,15 +59,8 @@ func cmdHooks(_ context.Context, e *env, args []string) error {
 		fs.StringVar(&o.command, "command", "", "the hook command to write (default: this binary's absolute path + inject --stdin)")
 	case "status":
 		fs.BoolVar(&o.asJSON, "json", false, "print JSON")
-	case "uninstall":
-	default:
-		hint := "run 'lore hooks --help'"
-		if s := closest(verb, []string{"install", "uninstall", "status"}); s != "" {
-			hint = fmt.Sprintf("did you mean 'lore hooks %s'?", s)
-		}
-		return usageError(hint, "hooks: unknown verb %q", verb)
 	}
-	if err := e.parse(fs, hooksHelp, args[1:]); err != nil {
+	if err := e.parse(fs, help+"\n\n"+hooksAbout, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

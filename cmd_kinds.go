@@ -22,12 +22,16 @@ type subcommand struct {
 	run   func(e *env, help string, args []string) error // help: "Usage: " + usage
 }
 
-// dispatch runs the verb args[0] of a kind command.
-func (e *env) dispatch(name string, verbs map[string]subcommand, order []string, args []string) error {
+// dispatch runs the verb args[0] of a command made of verbs (the kind
+// commands, hooks). Its help is the verbs' usage lines, then about.
+func (e *env) dispatch(name, about string, verbs map[string]subcommand, order []string, args []string) error {
 	var help strings.Builder
 	fmt.Fprintf(&help, "Usage:\n")
 	for _, v := range order {
 		fmt.Fprintf(&help, "  %s\n", verbs[v].usage)
+	}
+	if about != "" {
+		fmt.Fprintf(&help, "\n%s\n", about)
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		if len(args) == 0 {
@@ -104,7 +108,7 @@ func cmdJournal(_ context.Context, e *env, args []string) error {
 		}},
 		"abandon": idVerb("journal abandon", "lore journal abandon <id>                                 mark a decision abandoned", "abandoned", "is already abandoned", record.Decision, journal.Abandon),
 	}
-	return e.dispatch("journal", verbs, []string{"revise", "abandon"}, args)
+	return e.dispatch("journal", "", verbs, []string{"revise", "abandon"}, args)
 }
 
 func cmdPatterns(_ context.Context, e *env, args []string) error {
@@ -112,7 +116,7 @@ func cmdPatterns(_ context.Context, e *env, args []string) error {
 		"validate":  idVerb("patterns validate", "lore patterns validate <id>    the pattern proved right again: confidence +0.1", "validated", "is already at confidence 1.0", record.Pattern, patterns.Validate),
 		"deprecate": idVerb("patterns deprecate", "lore patterns deprecate <id>   the pattern no longer applies", "deprecated", "is already deprecated", record.Pattern, patterns.Deprecate),
 	}
-	return e.dispatch("patterns", verbs, []string{"validate", "deprecate"}, args)
+	return e.dispatch("patterns", "", verbs, []string{"validate", "deprecate"}, args)
 }
 
 func cmdInbox(_ context.Context, e *env, args []string) error {
@@ -150,7 +154,7 @@ func cmdInbox(_ context.Context, e *env, args []string) error {
 		}},
 		"dismiss": idVerb("inbox dismiss", "lore inbox dismiss <id>   the observation needs no record", "dismissed", "is already dismissed", record.Observation, inbox.Dismiss),
 	}
-	return e.dispatch("inbox", verbs, []string{"promote", "dismiss"}, args)
+	return e.dispatch("inbox", "", verbs, []string{"promote", "dismiss"}, args)
 }
 
 // promote makes a record of kind to from the observation ref names, with
@@ -231,5 +235,5 @@ func cmdFailures(ctx context.Context, e *env, args []string) error {
 			return nil
 		}},
 	}
-	return e.dispatch("failures", verbs, []string{"triggers"}, args)
+	return e.dispatch("failures", "", verbs, []string{"triggers"}, args)
 }

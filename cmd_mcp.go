@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,11 +16,18 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// The mcp verbs' usage lines, in its help and in each verb's own.
+const (
+	mcpInstallUsage   = "lore mcp install   [--agent A] [--scope project|user] [--command C]"
+	mcpUninstallUsage = "lore mcp uninstall [--agent A] [--scope project|user]"
+	mcpStatusUsage    = "lore mcp status    [--agent A] [--scope project|user] [--json]"
+)
+
 const mcpHelp = `Usage:
   lore mcp [--read-only]          serve the memory over MCP (stdio)
-  lore mcp install   [--agent A] [--scope project|user] [--command C]
-  lore mcp uninstall [--agent A] [--scope project|user]
-  lore mcp status    [--agent A] [--scope project|user] [--json]
+  ` + mcpInstallUsage + `
+  ` + mcpUninstallUsage + `
+  ` + mcpStatusUsage + `
 
 lore mcp is a Model Context Protocol server over stdio (newline-delimited
 JSON-RPC) for the store found from its working directory (or --dir). Its
@@ -40,11 +48,16 @@ gemini (.gemini/settings.json), vscode (.vscode/mcp.json). The defaults are
 claude and project scope, as for lore hooks install.`
 
 func cmdMCP(ctx context.Context, e *env, args []string) error {
-	if len(args) > 0 {
-		switch args[0] {
-		case "install", "uninstall", "status":
-			return e.mcpConfig(args[0], args[1:])
+	if order := []string{"install", "uninstall", "status"}; len(args) > 0 && slices.Contains(order, args[0]) {
+		verb := func(name, usage string) subcommand {
+			return subcommand{usage, func(e *env, help string, args []string) error { return e.mcpConfig(name, help, args) }}
 		}
+		verbs := map[string]subcommand{
+			"install":   verb("install", mcpInstallUsage),
+			"uninstall": verb("uninstall", mcpUninstallUsage),
+			"status":    verb("status", mcpStatusUsage),
+		}
+		return e.dispatch("mcp", "", verbs, order, args)
 	}
 	fs := newFlags("mcp")
 	readOnly := fs.Bool("read-only", false, "serve only the read tools")

@@ -11,7 +11,7 @@ import (
 )
 
 // mcpConfig runs lore mcp install, uninstall and status.
-func (e *env) mcpConfig(verb string, args []string) error {
+func (e *env) mcpConfig(verb, help string, args []string) error {
 	var agent, scope, command string
 	var asJSON bool
 	fs := newFlags("mcp " + verb)
@@ -23,7 +23,7 @@ func (e *env) mcpConfig(verb string, args []string) error {
 	case "status":
 		fs.BoolVar(&asJSON, "json", false, "print JSON")
 	}
-	if err := e.parse(fs, mcpHelp, args); err != nil {
+	if err := e.parse(fs, help, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
