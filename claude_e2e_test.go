@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -238,16 +237,7 @@ func TestClaudeCodeE2E(t *testing.T) {
 	os.MkdirAll(repo, 0o755)
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ada\n\temail = ada@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
 	env := append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=1")
-	run := func(name string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(name, args...)
-		cmd.Dir, cmd.Env = repo, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("setup: %s %v: %v\n%s", name, args, err, out)
-		}
-		return string(out)
-	}
+	run := setupRunner(t, "claude", repo, env)
 	run("git", "init", "-q")
 	run(bin, "init")
 	run(bin, "remember", "Store records as append-only JSONL shards", "--rationale", "merges only ever add files")
@@ -272,25 +262,10 @@ func TestClaudeCodeE2E(t *testing.T) {
 		n := api.count()
 		cmd := exec.Command(claude, args...)
 		cmd.Dir, cmd.Env = repo, claudeEnv
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("%s: starting claude: %v", part, err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("%s: claude %v: %v\n%s\nrequests seen: %v", part, args, err, out.String(), api.lastLog())
-			}
-		case <-time.After(120 * time.Second):
-			cmd.Process.Kill()
-			t.Fatalf("%s: claude %v did not finish in 120s\n%s\nrequests seen: %v", part, args, out.String(), api.lastLog())
-		}
+		out := runAgentCLI(t, part, cmd, 120*time.Second, api.lastLog)
 		reqs := api.since(n)
 		if len(reqs) == 0 {
-			t.Fatalf("%s: claude sent no request to the mock API\n%s\nrequests seen: %v", part, out.String(), api.lastLog())
+			t.Fatalf("%s: claude sent no request to the mock API\n%s\nrequests seen: %v", part, out, api.lastLog())
 		}
 		return reqs
 	}

@@ -373,16 +373,7 @@ func TestCodexE2E(t *testing.T) {
 		}
 	}
 	env = append(env, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=1")
-	run := func(name string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(name, args...)
-		cmd.Dir, cmd.Env = repo, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("codex setup: %s %v: %v\n%s", name, args, err, out)
-		}
-		return string(out)
-	}
+	run := setupRunner(t, "codex", repo, env)
 	run("git", "init", "-q")
 	run(bin, "init")
 	run(bin, "remember", "Store records as append-only JSONL shards", "--rationale", "merges only ever add files")
@@ -438,27 +429,12 @@ remote_plugin = false
 		cmd := exec.Command(codex, append([]string{"exec", "--color", "never"}, args...)...)
 		cmd.Dir, cmd.Env = repo, codexEnv
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("codex %s: starting codex: %v", part, err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("codex %s: codex exec %v: %v\n%s\nrequests seen: %v", part, args, err, out.String(), api.lastLog())
-			}
-		case <-time.After(120 * time.Second):
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			t.Fatalf("codex %s: codex exec %v did not finish in 120s\n%s\nrequests seen: %v", part, args, out.String(), api.lastLog())
-		}
+		out := runAgentCLI(t, "codex "+part, cmd, 120*time.Second, api.lastLog)
 		reqs := api.since(n)
 		if len(reqs) == 0 {
-			t.Fatalf("codex %s: codex exec sent no request to the mock API\n%s\nrequests seen: %v", part, out.String(), api.lastLog())
+			t.Fatalf("codex %s: codex exec sent no request to the mock API\n%s\nrequests seen: %v", part, out, api.lastLog())
 		}
-		return reqs, out.String()
+		return reqs, out
 	}
 
 	// 0. Trust, the way a user does it. Codex loads .codex/ only in a

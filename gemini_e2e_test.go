@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -326,16 +325,7 @@ func TestGeminiCLIE2E(t *testing.T) {
 		env = append(env, kv)
 	}
 	env = append(env, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=1")
-	run := func(name string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(name, args...)
-		cmd.Dir, cmd.Env = repo, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("setup: %s %v: %v\n%s", name, args, err, out)
-		}
-		return string(out)
-	}
+	run := setupRunner(t, "gemini", repo, env)
 	run("git", "init", "-q")
 	run(bin, "init")
 	// The session-resume view shows the five newest decisions: the first one
@@ -387,25 +377,10 @@ func TestGeminiCLIE2E(t *testing.T) {
 		n := api.count()
 		cmd := exec.Command(gemini, append([]string{"-m", geminiModel}, args...)...)
 		cmd.Dir, cmd.Env = repo, geminiEnv
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("Gemini CLI: %s: starting gemini: %v", part, err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("Gemini CLI: %s: gemini %v: %v\n%s\nrequests seen: %v", part, args, err, out.String(), api.lastLog())
-			}
-		case <-time.After(90 * time.Second):
-			cmd.Process.Kill()
-			t.Fatalf("Gemini CLI: %s: gemini %v did not finish in 90s\n%s\nrequests seen: %v", part, args, out.String(), api.lastLog())
-		}
+		out := runAgentCLI(t, "Gemini CLI: "+part, cmd, 90*time.Second, api.lastLog)
 		reqs := api.since(n)
 		if len(geminiMain(reqs)) == 0 {
-			t.Fatalf("Gemini CLI: %s: gemini sent no model request to the mock API\n%s\nrequests seen: %v", part, out.String(), api.lastLog())
+			t.Fatalf("Gemini CLI: %s: gemini sent no model request to the mock API\n%s\nrequests seen: %v", part, out, api.lastLog())
 		}
 		return reqs
 	}

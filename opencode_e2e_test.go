@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -236,16 +235,7 @@ func TestOpencodeE2E(t *testing.T) {
 	env := append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=1", "XDG_CONFIG_HOME="+config,
 		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
-	run := func(name string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(name, args...)
-		cmd.Dir, cmd.Env = repo, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("opencode setup: %s %v: %v\n%s", name, args, err, out)
-		}
-		return string(out)
-	}
+	run := setupRunner(t, "opencode", repo, env)
 	run("git", "init", "-q")
 	run(bin, "init")
 	run(bin, "remember", "Store records as append-only JSONL shards", "--rationale", "merges only ever add files")
@@ -294,26 +284,10 @@ func TestOpencodeE2E(t *testing.T) {
 		argv := append(append([]string{"run", "--format", "json", "--dir", repo}, args...), strings.Fields(prompt)...)
 		cmd := exec.Command(opencode, argv...)
 		cmd.Dir, cmd.Env = repo, ocEnv
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("opencode, %s: starting opencode: %v", part, err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("opencode, %s: opencode %v: %v\n%s\nrequests seen: %v", part, argv, err, out.String(), api.lastLog())
-			}
-		case <-time.After(90 * time.Second):
-			cmd.Process.Kill()
-			<-done
-			t.Fatalf("opencode, %s: opencode %v did not finish in 90s\n%s\nrequests seen: %v", part, argv, out.String(), api.lastLog())
-		}
+		out := runAgentCLI(t, "opencode, "+part, cmd, 90*time.Second, api.lastLog)
 		reqs := api.since(n)
 		if len(reqs) == 0 {
-			t.Fatalf("opencode, %s: opencode sent no request to the mock API\n%s\nrequests seen: %v", part, out.String(), api.lastLog())
+			t.Fatalf("opencode, %s: opencode sent no request to the mock API\n%s\nrequests seen: %v", part, out, api.lastLog())
 		}
 		for _, r := range reqs {
 			if len(r.Tools) > 0 && !strings.Contains(r.System, "Working directory: "+repo+"\n") {
@@ -321,7 +295,7 @@ func TestOpencodeE2E(t *testing.T) {
 			}
 		}
 		var session string
-		sc := bufio.NewScanner(&out)
+		sc := bufio.NewScanner(strings.NewReader(out))
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() && session == "" {
 			var ev struct {
