@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,4 +83,18 @@ func runAgentCLI(t *testing.T, what string, cmd *exec.Cmd, limit time.Duration, 
 		t.Fatalf("%s: %v did not finish in %v\n%s\nrequests seen: %v", what, cmd.Args, limit, out.String(), seen())
 	}
 	return out.String()
+}
+
+// serveLoopback serves handler on a free port of 127.0.0.1 until the test
+// ends, and returns its URL: the agents' model APIs are mocked there.
+func serveLoopback(t *testing.T, handler http.HandlerFunc) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,7 +25,6 @@ const ClaudeCodeVersion = "2.1.330"
 // says (a short text when there is no script), which can be a tool call
 // that Claude Code then runs.
 type mockAPI struct {
-	srv    *http.Server
 	url    string
 	mu     sync.Mutex
 	reqs   []string // bodies of POST /v1/messages, in order
@@ -50,14 +48,8 @@ func (m *mockAPI) setScript(script func(body string) reply) {
 
 func newMockAPI(t *testing.T) *mockAPI {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &mockAPI{url: "http://" + ln.Addr().String()}
-	m.srv = &http.Server{Handler: http.HandlerFunc(m.serve), ReadHeaderTimeout: 10 * time.Second}
-	go m.srv.Serve(ln)
-	t.Cleanup(func() { m.srv.Close() })
+	m := &mockAPI{}
+	m.url = serveLoopback(t, m.serve)
 	return m
 }
 

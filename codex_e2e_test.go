@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -55,7 +54,6 @@ type codexReply struct {
 // every request and streams the answer script gives (a short text when
 // there is no script).
 type codexMock struct {
-	srv    *http.Server
 	url    string
 	mu     sync.Mutex
 	reqs   []codexRequest
@@ -66,14 +64,8 @@ type codexMock struct {
 
 func codexNewMock(t *testing.T) *codexMock {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &codexMock{url: "http://" + ln.Addr().String() + "/v1"}
-	m.srv = &http.Server{Handler: http.HandlerFunc(m.serve), ReadHeaderTimeout: 10 * time.Second}
-	go m.srv.Serve(ln)
-	t.Cleanup(func() { m.srv.Close() })
+	m := &codexMock{}
+	m.url = serveLoopback(t, m.serve) + "/v1"
 	return m
 }
 

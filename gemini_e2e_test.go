@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -133,14 +132,8 @@ func (r *geminiRequest) toolResults(name string) string {
 
 func newGeminiMock(t *testing.T) *geminiMock {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &geminiMock{url: "http://" + ln.Addr().String()}
-	srv := &http.Server{Handler: http.HandlerFunc(m.serve), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	m := &geminiMock{}
+	m.url = serveLoopback(t, m.serve)
 	return m
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -47,14 +46,8 @@ type opencodeReply struct {
 
 func opencodeNewMock(t *testing.T) *opencodeMock {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &opencodeMock{url: "http://" + ln.Addr().String()}
-	srv := &http.Server{Handler: http.HandlerFunc(m.serve), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	m := &opencodeMock{}
+	m.url = serveLoopback(t, m.serve)
 	return m
 }
 
