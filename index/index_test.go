@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -480,4 +481,80 @@ func TestMissingSegmentRebuilds(t *testing.T) {
 		os.Remove(seg)
 	}
 	mustMatch(t, s, open(t, s, true), "segments removed")
+}
+
+// A hook's budget cut after a pull: the newest months are parsed first,
+// the rest is left pending and every later reader parses more of it
+// without listing a directory again, until the index is whole; a pending
+// shard removed in between is dropped, not reported.
+func TestBudgetCutLeavesTheRestPending(t *testing.T) {
+	s := newTestStore(t)
+	writeRecords(t, filepath.Join(s.Dir, "journal", "2024-01", "main-a.jsonl"), record.Decision, 2, 1)
+	age(t, s.Dir, time.Hour)
+	mustMatch(t, s, open(t, s, true), "before the pull")
+	var pulled []string
+	inNewest := 0
+	for i := range 40 {
+		month := []string{"2024-01", "2024-02", "2026-05"}[i%3]
+		if month == "2026-05" {
+			inNewest++
+		}
+		p := filepath.Join(s.Dir, "journal", month, fmt.Sprintf("other-%02d.jsonl", i))
+		writeRecords(t, p, record.Decision, 2, 100+i)
+		pulled = append(pulled, p)
+	}
+	age(t, s.Dir, 30*time.Minute)
+	cut := func() *Snapshot {
+		snap, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: tokenizer(), Prompt: true, Budget: time.Nanosecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap
+	}
+	first := cut()
+	workers := runtime.GOMAXPROCS(0)
+	if !first.Partial || first.parsed != workers {
+		t.Fatalf("first cut open: partial %v, parsed %d shards; want partial, %d (one per core)", first.Partial, first.parsed, workers)
+	}
+	m := readManifest(s, tokenizer().Version)
+	// age changed main-a.jsonl's mtime too: one more changed shard.
+	if len(m.pending) != len(pulled)+1-workers {
+		t.Fatalf("%d shards pending, want %d", len(m.pending), len(pulled)+1-workers)
+	}
+	newest := 0
+	for _, rel := range m.pending {
+		if strings.Contains(rel, "2026-05") {
+			newest++
+		}
+	}
+	if want := inNewest - workers; newest != want {
+		t.Fatalf("%d shards of the newest month pending, want %d: the newest are parsed first", newest, want)
+	}
+	// A pending shard removed, its directory's mtime as the index knows it:
+	// only the pending list can tell.
+	gone := filepath.Join(s.Dir, m.pending[0])
+	fi, err := os.Stat(filepath.Dir(gone))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Dir(gone), fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	opens := 1
+	for snap := first; snap.Partial; opens++ {
+		if opens > len(pulled) {
+			t.Fatal("the pending shards never drain")
+		}
+		snap = cut()
+		if snap.Partial && snap.parsed == 0 {
+			t.Fatal("a cut open made no progress")
+		}
+	}
+	mustMatch(t, s, open(t, s, true), "once nothing is pending")
+	if m := readManifest(s, tokenizer().Version); len(m.pending) != 0 {
+		t.Fatalf("still pending: %v", m.pending)
+	}
 }

@@ -17,7 +17,7 @@ import (
 // it was removed). The manifest is small and replaced whole, by rename,
 // after the segments it names are in place.
 
-const manifestMagic = "LOREIDX2"
+const manifestMagic = "LOREIDX3"
 
 type manifest struct {
 	written int64 // when the scan that wrote it began, UnixNano
@@ -26,15 +26,18 @@ type manifest struct {
 	// warns are the warnings of every shard the index covers, by shard,
 	// so a reader reports them without decoding every shard's entry.
 	warns map[string][]record.Warning
+	// pending are the shards a scan found changed but did not parse (it
+	// ran out of time), sorted. Their directories
+	// are described as they are now, so every reader checks these shards
+	// by name until one parses them: a cut scan is never taken for a
+	// complete one, and the next reader resumes without listing anything.
+	pending []string
 }
 
-// dirEntry is a directory of shards. complete is false when the scan that
-// wrote the manifest did not reach all of the directory's shards (it ran
-// out of time): such a directory is never trusted by its mtime.
+// dirEntry is a directory of shards as the index last saw it.
 type dirEntry struct {
-	mtime    int64
-	subdirs  []string
-	complete bool
+	mtime   int64
+	subdirs []string
 }
 
 func indexDir(s *store.Store) string { return filepath.Join(s.Dir, store.LocalDir, "index") }
@@ -56,10 +59,11 @@ func readManifest(s *store.Store, tokVersion string) *manifest {
 	if d.str() != tokVersion {
 		return nil
 	}
-	m := &manifest{written: d.int(), segs: d.strs(), dirs: map[string]*dirEntry{}, warns: map[string][]record.Warning{}}
+	m := &manifest{written: d.int(), segs: d.strs(), dirs: map[string]*dirEntry{},
+		warns: map[string][]record.Warning{}}
 	for n := d.count(); n > 0 && d.err == nil; n-- {
 		rel := d.str()
-		m.dirs[rel] = &dirEntry{mtime: d.int(), subdirs: d.strs(), complete: d.uint() == 1}
+		m.dirs[rel] = &dirEntry{mtime: d.int(), subdirs: d.strs()}
 	}
 	for n := d.count(); n > 0 && d.err == nil; n-- {
 		rel := d.str()
@@ -67,6 +71,7 @@ func readManifest(s *store.Store, tokVersion string) *manifest {
 			m.warns[rel] = append(m.warns[rel], d.warning())
 		}
 	}
+	m.pending = d.strs()
 	if d.err != nil || len(d.b) != 0 {
 		return nil
 	}
@@ -90,7 +95,6 @@ func (m *manifest) encode(tokVersion string) []byte {
 		e.str(rel)
 		e.int(de.mtime)
 		e.strs(de.subdirs)
-		e.bool(de.complete)
 	}
 	rels = rels[:0]
 	for rel := range m.warns {
@@ -105,6 +109,7 @@ func (m *manifest) encode(tokVersion string) []byte {
 			e.warning(w)
 		}
 	}
+	e.strs(m.pending)
 	return e.b
 }
 

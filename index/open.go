@@ -26,6 +26,13 @@ type SnapshotOptions struct {
 	// patterns edited in place by hand to the next session start or
 	// command, which compare every patterns shard.
 	Prompt bool
+	// Budget, if set, bounds the parsing of changed shards when an index
+	// exists: once Open has run this long, it parses no further shard
+	// (beyond one per core, so every reader makes progress) and leaves the
+	// rest pending in the index for the next reader. Hooks set it, so a
+	// prompt after a big pull or checkout answers from what is indexed.
+	// Without an index, parsing runs until ctx is done.
+	Budget time.Duration
 }
 
 // racyWindow: a file or directory modified this close to the index's
@@ -61,14 +68,15 @@ const (
 //     patterns by hand and editors may write in place (except in Prompt
 //     mode).
 //
-// Shards that changed are parsed and written back as a new segment, so the
-// next reader starts from a current index; when ctx is done, parsing stops,
-// the snapshot is marked Partial, and what was parsed is kept.
+// Shards that changed are parsed, newest month first, and written back as
+// a new segment, so the next reader starts from a current index; when ctx
+// is done or the budget spent, parsing stops, the snapshot is marked
+// Partial, what was parsed is kept, and the rest is left pending.
 func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, error) {
 	var sc *scan
 	for attempt := 0; ; attempt++ {
 		sc = newScan(ctx, s, o.Tokenizer)
-		sc.prompt = o.Prompt
+		sc.prompt, sc.budget = o.Prompt, o.Budget
 		if sc.loadSegments() {
 			break
 		}
@@ -97,26 +105,27 @@ func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, er
 
 // scan compares the store with the index as the manifest describes it.
 type scan struct {
-	ctx        context.Context
-	store      *store.Store
-	tok        Tokenizer
-	start      int64
-	old        *manifest  // nil: no usable index
-	read       *manifest  // the manifest as read, usable or not: publish replaces only it
-	segs       []*segment // old's segments, oldest first
-	dirs       map[string]*dirEntry
-	dirsMoved  bool            // a directory's entry differs from old's
-	seen       map[string]bool // shards compared in this scan
-	jobs       []parseJob
-	gone       map[string]bool // shards the index holds that no longer exist
-	parsed     []*shardFile
-	incomplete map[string]bool // directories with shards left unparsed
-	partial    bool
-	prompt     bool
+	ctx       context.Context
+	store     *store.Store
+	tok       Tokenizer
+	start     int64
+	old       *manifest  // nil: no usable index
+	read      *manifest  // the manifest as read, usable or not: publish replaces only it
+	segs      []*segment // old's segments, oldest first
+	dirs      map[string]*dirEntry
+	dirsMoved bool            // a directory's entry differs from old's
+	seen      map[string]bool // shards compared in this scan
+	jobs      []parseJob
+	gone      map[string]bool // shards the index holds that no longer exist
+	parsed    []*shardFile
+	pending   []string // shards left unparsed, sorted
+	partial   bool
+	prompt    bool
+	budget    time.Duration
 }
 
 type parseJob struct {
-	rel, dir    string
+	rel         string
 	size, mtime int64
 	ino         uint64
 }
@@ -125,7 +134,7 @@ func newScan(ctx context.Context, s *store.Store, tok Tokenizer) *scan {
 	m := readManifest(s, tok.Version)
 	return &scan{ctx: ctx, store: s, tok: tok, start: time.Now().UnixNano(),
 		old: m, read: m, dirs: map[string]*dirEntry{}, seen: map[string]bool{},
-		gone: map[string]bool{}, incomplete: map[string]bool{}}
+		gone: map[string]bool{}}
 }
 
 // loadSegments maps the manifest's segments; false if one is missing. A

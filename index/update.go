@@ -18,13 +18,28 @@ import (
 	"lore/store"
 )
 
-// parseAll parses the queued shards on every core, until ctx is done.
+// parseAll parses the queued shards on every core, newest month first,
+// until ctx is done or the budget is spent; the rest are left pending.
 func (sc *scan) parseAll() error {
+	slices.SortFunc(sc.jobs, func(a, b parseJob) int {
+		// A shard's directory is its month (2026-11) in every kind but
+		// patterns; newer months first, so that a cut scan has what a
+		// session most likely asks about, such as a pulled handoff.
+		if c := strings.Compare(filepath.Base(filepath.Dir(b.rel)), filepath.Base(filepath.Dir(a.rel))); c != 0 {
+			return c
+		}
+		return strings.Compare(a.rel, b.rel)
+	})
+	var deadline time.Time
+	if sc.budget > 0 && sc.old != nil {
+		deadline = time.Unix(0, sc.start).Add(sc.budget)
+	}
+	workers := min(runtime.GOMAXPROCS(0), max(len(sc.jobs), 1))
 	out := make([]*shardFile, len(sc.jobs))
 	errs := make([]error, len(sc.jobs))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(len(sc.jobs), 1)) {
+	for range workers {
 		wg.Go(func() {
 			for i := range next {
 				out[i], errs[i] = sc.parse(sc.jobs[i])
@@ -32,7 +47,7 @@ func (sc *scan) parseAll() error {
 		})
 	}
 	for i := range sc.jobs {
-		if sc.ctx.Err() != nil {
+		if i >= workers && (sc.ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline)) {
 			break
 		}
 		next <- i
@@ -45,16 +60,12 @@ func (sc *scan) parseAll() error {
 		}
 		if out[i] == nil {
 			sc.partial = true
-			sc.incomplete[j.dir] = true
+			sc.pending = append(sc.pending, j.rel)
 			continue
 		}
 		sc.parsed = append(sc.parsed, out[i])
 	}
-	for dir := range sc.incomplete {
-		if de := sc.dirs[dir]; de != nil {
-			de.complete = false
-		}
-	}
+	slices.Sort(sc.pending)
 	return nil
 }
 
@@ -88,7 +99,7 @@ func (sc *scan) parse(j parseJob) (*shardFile, error) {
 // update writes what the scan found back to the index, and returns the
 // segments that now describe the store.
 func (sc *scan) update() []*segment {
-	if sc.old != nil && len(sc.parsed) == 0 && len(sc.gone) == 0 && !sc.dirsMoved {
+	if sc.old != nil && len(sc.parsed) == 0 && len(sc.gone) == 0 && !sc.dirsMoved && slices.Equal(sc.pending, sc.old.pending) {
 		return sc.segs
 	}
 	material := slices.Clone(sc.parsed)
@@ -135,7 +146,7 @@ func (sc *scan) update() []*segment {
 			material = slices.DeleteFunc(material, func(f *shardFile) bool { return f.gone })
 		}
 	}
-	m := &manifest{written: sc.start, dirs: sc.dirs, warns: map[string][]record.Warning{}}
+	m := &manifest{written: sc.start, dirs: sc.dirs, warns: map[string][]record.Warning{}, pending: sc.pending}
 	if sc.old != nil {
 		for rel, ws := range sc.old.warns {
 			if !covered[rel] {

@@ -33,7 +33,27 @@ func (sc *scan) walk() error {
 			continue
 		}
 		if fi, err := os.Stat(filepath.Join(sc.store.Dir, rel)); err == nil {
-			sc.check(rel, filepath.Dir(rel), fi)
+			sc.check(rel, fi)
+		}
+	}
+	// The shards an earlier scan left unparsed: their directories are
+	// trusted now, so they are checked by name.
+	if sc.old != nil {
+		for _, rel := range sc.old.pending {
+			if sc.seen[rel] {
+				continue
+			}
+			fi, err := os.Stat(filepath.Join(sc.store.Dir, rel))
+			switch {
+			case err == nil && fi.Mode().IsRegular():
+				sc.check(rel, fi)
+			case errors.Is(err, fs.ErrNotExist) || err == nil:
+				if e, _, ok := sc.lookup(rel); ok && !e.gone {
+					sc.gone[rel] = true
+				}
+			default:
+				return err
+			}
 		}
 	}
 	return nil
@@ -77,8 +97,8 @@ func (sc *scan) readDir(k record.Kind, rel string) *dirRead {
 	if sc.old != nil {
 		prev = sc.old.dirs[rel]
 	}
-	d.entry = &dirEntry{mtime: mtime, complete: true}
-	d.moved = prev == nil || prev.mtime != mtime || !prev.complete || mtime >= sc.old.written-racyWindow
+	d.entry = &dirEntry{mtime: mtime}
+	d.moved = prev == nil || prev.mtime != mtime || mtime >= sc.old.written-racyWindow
 	if !d.moved && (k != record.Pattern || sc.prompt) {
 		d.entry.subdirs = prev.subdirs
 		return d
@@ -101,7 +121,7 @@ func (sc *scan) readDir(k record.Kind, rel string) *dirRead {
 		delete(known, frel)
 		d.seen = append(d.seen, frel)
 		if !ok || !kf.holds(filepath.Join(sc.store.Dir, frel), it.st) {
-			d.jobs = append(d.jobs, parseJob{frel, rel, it.st.size, it.st.mtime, it.st.ino})
+			d.jobs = append(d.jobs, parseJob{frel, it.st.size, it.st.mtime, it.st.ino})
 		}
 	}
 	for frel := range known {
@@ -218,17 +238,13 @@ func (sc *scan) known(dir string, deep bool) map[string]knownFile {
 }
 
 // check queues shard rel for parsing unless the index holds it as it is.
-func (sc *scan) check(rel, dir string, fi fs.FileInfo) {
+func (sc *scan) check(rel string, fi fs.FileInfo) {
 	sc.seen[rel] = true
 	st := stateOf(fi)
 	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(filepath.Join(sc.store.Dir, rel), st) {
 		return
 	}
-	sc.queue(rel, dir, st)
-}
-
-func (sc *scan) queue(rel, dir string, st fileState) {
-	sc.jobs = append(sc.jobs, parseJob{rel, dir, st.size, st.mtime, st.ino})
+	sc.jobs = append(sc.jobs, parseJob{rel, st.size, st.mtime, st.ino})
 }
 
 // dirItem is a subdirectory or a shard that listDir found.

@@ -23,6 +23,12 @@ import (
 // has read so far instead of holding up the user's prompt.
 const HookDeadline = 500 * time.Millisecond
 
+// HookIndexBudget bounds the index's catching up inside a hook once an
+// index exists: after a big pull or checkout, a prompt parses the changed
+// shards it can in this time, newest first, and leaves the rest to the
+// next prompts (or any lore command), rather than keep the user waiting.
+const HookIndexBudget = 30 * time.Millisecond
+
 // maxHookInput bounds what is read from stdin.
 const maxHookInput = 8 << 20
 
@@ -182,7 +188,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	if hin.IsSessionStart() {
 		git = StartGit(ctx, s.Getenv, repoDir, s.Dir) // git works while the index is read
 	}
-	snap, err := index.Open(ctx, s, index.SnapshotOptions{Tokenizer: Tokenizer(), Prompt: !hin.IsSessionStart()})
+	snap, err := index.Open(ctx, s, index.SnapshotOptions{Tokenizer: Tokenizer(), Prompt: !hin.IsSessionStart(), Budget: HookIndexBudget})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -71,6 +72,52 @@ func FuzzHasUnknownKey(f *testing.F) {
 			if !knownJSONFields[k] {
 				t.Fatalf("%q: key %q missed", line, k)
 			}
+		}
+	})
+}
+
+// FuzzDecodeFast: the shortcut decoder either declines a line or decodes
+// it exactly as encoding/json does, error and all.
+func FuzzDecodeFast(f *testing.F) {
+	f.Add([]byte(`{"v":1,"id":"dec-abcdefgh012345678","kind":"decision","ts":"2026-01-01T00:00:00.5Z","created":"2026-01-01T00:00:00Z","text":"a \"b\" \u00e9\n","tags":["x","y"],"rationale":"r"}`))
+	f.Add([]byte(`{"v":1,"id":"pat-abcdefgh012345678","ts":"2026-01-01T00:00:00+02:00","anti":true,"confidence":0.75,"validations":3,"next":[],"blocked":["b"]}`))
+	f.Add([]byte(` { "v" : 1 , "id":"fail-abcdefgh01234567","ts":"2026-01-01T00:00:00Z","error_type":"X","tool":"go"} `))
+	f.Add([]byte(`{"v":1e0,"id":"obs-abcdefgh012345678","ts":"2026-01-01T00:00:00Z","text":"\ud83d\ude00"}`))
+	f.Add([]byte(`{"v":1,"V":2,"id":"obs-abcdefgh012345678","ts":"2026-01-01T00:00:00Z","text":null}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var fast Record
+		if !decodeFast(line, &fast) {
+			return
+		}
+		ferr := fast.Validate()
+		slow, serr := unmarshalLineReflect(line)
+		if (ferr == nil) != (serr == nil) {
+			t.Fatalf("fast error %v, encoding/json error %v for %q", ferr, serr, line)
+		}
+		if serr == nil && !reflect.DeepEqual(&fast, slow) {
+			t.Fatalf("fast and encoding/json differ for %q:\n%+v\n%+v", line, fast, *slow)
+		}
+	})
+}
+
+// FuzzDecodeTableFast: the shortcut decoder either declines a table or
+// decodes it exactly as the TOML library does, error and all.
+func FuzzDecodeTableFast(f *testing.F) {
+	f.Add("[[pattern]]\nv = 1\nid = \"pat-abcdefgh012345678\"\nkind = \"pattern\"\nts = 2026-07-14T10:56:03.84Z\ncreated = 2026-07-14T10:56:03Z\ntext = \"a \\\"b\\\" \\u00e9\\n\"\ntags = [\"x\", \"y\"]\nconfidence = 0.75\nvalidations = 2\nanti = true\n")
+	f.Add("\n[[pattern]]\n# note\nv = 1\nid = \"pat-abcdefgh012345678\"\nts = 2026-07-14T10:56:03+02:00\nnext = []\nblocked = [ \"a\" , \"b\" ]\n")
+	f.Add("[[pattern]]\nv = 01\nid = \"pat-abcdefgh012345678\"\nts = 2026-07-14T10:56:03Z\nconfidence = 1\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		var fast Record
+		if !decodeTableFast(text, &fast) {
+			return
+		}
+		ferr := fast.Validate()
+		slow, serr := unmarshalTableLib(TableChunk{Line: 1, Text: text})
+		if (ferr == nil) != (serr == nil) {
+			t.Fatalf("fast error %v, library error %v for %q", ferr, serr, text)
+		}
+		if serr == nil && !reflect.DeepEqual(&fast, slow) {
+			t.Fatalf("fast and library differ for %q:\n%+v\n%+v", text, fast, *slow)
 		}
 	})
 }

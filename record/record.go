@@ -182,6 +182,15 @@ func (r *Record) Marshal() ([]byte, error) {
 
 // UnmarshalLine decodes one JSONL line and checks the envelope.
 func UnmarshalLine(line []byte) (*Record, error) {
+	var r Record
+	if decodeFast(line, &r) {
+		return &r, r.Validate()
+	}
+	return unmarshalLineReflect(line)
+}
+
+// unmarshalLineReflect decodes any line with encoding/json.
+func unmarshalLineReflect(line []byte) (*Record, error) {
 	type plain Record
 	var r plain
 	if err := json.Unmarshal(line, &r); err != nil {

@@ -1,7 +1,9 @@
 package record
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +139,59 @@ func TestParseJSONLWarnings(t *testing.T) {
 		if warns[i].Pos.Line != w.line || warns[i].Kind != w.kind {
 			t.Errorf("warning %d = %v (kind %d), want line %d kind %d", i, warns[i], warns[i].Kind, w.line, w.kind)
 		}
+	}
+}
+
+// Lines lore writes take the shortcut decoder, and it decodes them as
+// encoding/json does (FuzzDecodeFast checks the rest).
+func TestDecodeFastTakesWhatLoreWrites(t *testing.T) {
+	r := sample()
+	r.Text = "Use \"quotes\", tabs\t, newlines\n, <html> & é"
+	r.Anti, r.Validations = true, 4
+	r.Next, r.Blocked = []string{"a"}, []string{}
+	line, err := r.MarshalLine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	var fast Record
+	if !decodeFast(line, &fast) {
+		t.Fatalf("declined a line lore wrote: %s", line)
+	}
+	slow, err := unmarshalLineReflect(line)
+	if err != nil || fast.Validate() != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&fast, slow) {
+		t.Fatalf("fast decode differs:\n%+v\n%+v", fast, *slow)
+	}
+	if decodeFast([]byte(`{"v":1,"id":"dec-abcdefgh012345678","ts":"2026-02-10T12:00:00Z","future":1}`), &Record{}) {
+		t.Fatal("took a line with an unknown key, whose value belongs in Extra")
+	}
+}
+
+// Tables lore writes take the shortcut decoder, and it decodes them as the
+// TOML library does (FuzzDecodeTableFast checks the rest).
+func TestDecodeTableFastTakesWhatLoreWrites(t *testing.T) {
+	r := sample()
+	r.Text = "Use \"quotes\", tabs\t, newlines\n, é"
+	r.Anti, r.Validations = true, 4
+	text, err := r.MarshalTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fast Record
+	if !decodeTableFast(string(text), &fast) {
+		t.Fatalf("declined a table lore wrote:\n%s", text)
+	}
+	slow, err := unmarshalTableLib(TableChunk{Line: 1, Text: string(text)})
+	if err != nil || fast.Validate() != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&fast, slow) {
+		t.Fatalf("fast decode differs:\n%+v\n%+v", fast, *slow)
+	}
+	if decodeTableFast("[[pattern]]\nv = 1\nid = \"pat-abcdefgh012345678\"\nts = 2026-02-10T12:00:00Z\nfuture = 1\n", &Record{}) {
+		t.Fatal("took a table with an unknown key, whose value belongs in Extra")
 	}
 }

@@ -92,6 +92,18 @@ func SplitTables(data []byte) (chunks []TableChunk, stray []int) {
 // UnmarshalTable decodes one [[pattern]] table. Errors carry the line
 // within the file (chunk.Line based).
 func UnmarshalTable(c TableChunk) (*Record, error) {
+	var r Record
+	if decodeTableFast(c.Text, &r) {
+		if err := r.Validate(); err != nil {
+			return nil, &LineError{Line: c.Line, Err: err}
+		}
+		return &r, nil
+	}
+	return unmarshalTableLib(c)
+}
+
+// unmarshalTableLib decodes any table with the TOML library.
+func unmarshalTableLib(c TableChunk) (*Record, error) {
 	var f patternFile
 	md, err := toml.Decode(c.Text, &f)
 	if err != nil {
