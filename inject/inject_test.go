@@ -13,11 +13,18 @@ func TestKeywords(t *testing.T) {
 		in   string
 		want []string
 	}{
-		{"Why does formatBytes crash in utils/format.ts?", []string{"format", "byte", "crash", "util", "ts"}},
-		{"DEPLOY_ENV is unset", []string{"deploy", "env", "unset"}},
+		// Identifiers and file names whole, then in their words.
+		{"Why does formatBytes crash in utils/format.ts?", []string{"formatbytes", "format", "byte", "crash", "util", "format.ts", "ts"}},
+		{"DEPLOY_ENV is unset", []string{"deploy_env", "deploy", "env", "unset"}},
+		// Stopwords inside an identifier still count in the whole of it.
+		{"forgot the Signed-off-by trailer", []string{"forgot", "signed-off-by", "sign", "trailer"}},
+		{"calling block_on inside async fn", []string{"call", "block_on", "block", "insid", "async", "fn"}},
+		{"tokio-stream's Cargo.toml", []string{"tokio-stream", "tokio", "stream", "cargo.toml", "cargo", "toml"}},
+		// A plain word or number is not doubled.
+		{"e2e tests exit 137", []string{"e2e", "test", "exit", "137"}},
 		{"deploying, deployment, deployed", []string{"deploy"}},
 		{"the tests are testing", []string{"test"}},
-		{"HTTPServer", []string{"http", "server"}},
+		{"HTTPServer", []string{"httpserver", "http", "server"}},
 		{"please can you help me", nil},
 		// Numbers and codes are kept; single digits are not.
 		{"431 Request Header Fields Too Large", []string{"431", "request", "header", "field", "larg"}},
@@ -29,7 +36,7 @@ func TestKeywords(t *testing.T) {
 		// Letters and digits that belong together stay together.
 		{"s3 bucket, utf8, sha256", []string{"s3", "bucket", "utf8", "sha256"}},
 		// CamelCase identifiers are split.
-		{"ThemeContext is undefined", []string{"theme", "context", "undefin"}},
+		{"ThemeContext is undefined", []string{"themecontext", "theme", "context", "undefin"}},
 		// SQL keywords typed in capitals are kept; the same words in prose are not.
 		{"WHERE id NOT IN (...)", []string{"id", "not", "in"}},
 		{"it is not in the list", []string{"list"}},

@@ -31,10 +31,11 @@ func Keywords(text string) []string {
 
 // Tokens splits text into its significant terms, in order, repeats kept
 // (phrase matching needs positions):
-//   - code identifiers and paths are split into their words (formatBytes →
-//     format, bytes; utils/format.ts → utils, format, ts; DEPLOY_ENV →
-//     deploy, env), but letters and digits that belong together stay
-//     together (s3, utf8, sha256, ec2);
+//   - code identifiers and file names are kept whole and split into their
+//     words (formatBytes → formatbytes, format, bytes; utils/format.ts →
+//     utils, format.ts, format, ts; DEPLOY_ENV → deploy_env, deploy, env;
+//     Signed-off-by → signed-off-by, signed), but letters and digits that
+//     belong together stay together (s3, utf8, sha256, ec2);
 //   - numbers of two or more digits are kept (431, exit status 137), and a
 //     version is kept whole as well as in parts (TLSv1.1 → tlsv1.1, tls,
 //     1.1);
@@ -44,11 +45,15 @@ func Keywords(text string) []string {
 func Tokens(text string) []Token {
 	var out []Token
 	for _, chunk := range chunks(text) {
-		if isVersion(chunk) {
+		ps := parts(chunk, isVersion(chunk))
+		if len(ps) > 1 || isVersion(chunk) {
+			// The identifier, file name or version whole, before its parts:
+			// block_on, Signed-off-by, node-fetch, ThemeContext, TLSv1.1 said
+			// exactly are stronger evidence than their words apart.
 			lower := strings.ToLower(chunk)
 			out = append(out, Token{lower, chunk})
 		}
-		for _, p := range parts(chunk, isVersion(chunk)) {
+		for _, p := range ps {
 			if t, ok := token(p); ok && (len(out) == 0 || out[len(out)-1].Stem != t.Stem) {
 				out = append(out, t)
 			}

@@ -73,11 +73,6 @@ func (ix *Index) expand(q, raw string) []termMatch {
 			add(t, simPrefix, "prefix")
 		}
 	}
-	for k := len(q) - 1; k >= 4; k-- {
-		if ix.has(q[:k]) && prefixClose(q[:k], q) {
-			add(q[:k], simPrefix, "prefix")
-		}
-	}
 	// Stems that part only at their last letters (store ~ storag, from
 	// storage): the same word in another form the stemmer did not fold;
 	// only for a word the store does not hold itself.

@@ -35,7 +35,7 @@ type Index struct {
 
 // TokenizerVersion names how Terms splits records; change it whenever
 // Terms or Keywords change, so indexed terms are rebuilt.
-const TokenizerVersion = "kw2"
+const TokenizerVersion = "kw3"
 
 // Tokenizer is the record tokenizer the index keeps terms for.
 func Tokenizer() index.Tokenizer { return index.Tokenizer{Version: TokenizerVersion, Terms: Terms} }
