@@ -5,7 +5,10 @@ package index
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
+
+	"lore/store"
 )
 
 // listDir lists dir's subdirectories and the files whose name ends in
@@ -20,7 +23,7 @@ func listDir(dir, ext string) ([]dirItem, error) {
 		switch {
 		case e.IsDir():
 			items = append(items, dirItem{name: e.Name(), isDir: true})
-		case strings.HasSuffix(e.Name(), ext):
+		case strings.HasSuffix(e.Name(), ext) && store.IsRegular(filepath.Join(dir, e.Name()), e):
 			if fi, err := e.Info(); err == nil {
 				items = append(items, dirItem{name: e.Name(), st: stateOf(fi)})
 			}

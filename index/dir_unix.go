@@ -37,6 +37,12 @@ func listDir(dir, ext string) ([]dirItem, error) {
 			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 				continue // removed since the listing
 			}
+			if st.Mode&unix.S_IFMT == unix.S_IFLNK && unix.Fstatat(fd, name, &st, 0) != nil {
+				continue
+			}
+			if st.Mode&unix.S_IFMT != unix.S_IFREG {
+				continue // a FIFO or device would hang the read: doctor reports it
+			}
 			items = append(items, dirItem{name: name, st: fileState{size: st.Size, mtime: st.Mtim.Nano(), ino: st.Ino}})
 		}
 	}

@@ -302,11 +302,21 @@ func (s *Store) checkAttributes(fix bool) []Problem {
 	return probs
 }
 
+// checkTempFiles reports temporary files left by interrupted writes, and
+// files named like shards that are not files.
 func (s *Store) checkTempFiles(fix bool) ([]Problem, error) {
 	var probs []Problem
 	err := filepath.WalkDir(s.Dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasPrefix(d.Name(), ".tmp-") {
+		if err != nil || d.IsDir() {
 			return err
+		}
+		if ext := filepath.Ext(d.Name()); (ext == ".jsonl" || ext == ".toml") && !IsRegular(p, d) {
+			probs = append(probs, Problem{File: s.Rel(p), Kind: "not-a-file",
+				Message: "named like a shard but not a regular file (a FIFO, a device or a dangling link): lore skips it; remove it"})
+			return nil
+		}
+		if !strings.HasPrefix(d.Name(), ".tmp-") {
+			return nil
 		}
 		info, err := d.Info()
 		if err != nil || time.Since(info.ModTime()) < tempAge {

@@ -250,7 +250,7 @@ func (s *Store) Files(kinds ...record.Kind) ([]string, error) {
 				}
 				return err
 			}
-			if !d.IsDir() && strings.HasSuffix(p, k.Ext()) {
+			if !d.IsDir() && strings.HasSuffix(p, k.Ext()) && IsRegular(p, d) {
 				files = append(files, p)
 			}
 			return nil
@@ -260,6 +260,20 @@ func (s *Store) Files(kinds ...record.Kind) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// IsRegular says whether the shard at p is a regular file, or a link to
+// one: reading a FIFO or a device named like a shard would hang or never
+// end, so readers skip them and doctor reports them.
+func IsRegular(p string, d fs.DirEntry) bool {
+	if d.Type().IsRegular() {
+		return true
+	}
+	if d.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // NotDirError is a kind's place in the store taken by something other
