@@ -23,9 +23,24 @@ type shardFile struct {
 
 // version is one record version with its search terms.
 type version struct {
+	// rec is the record, or, when enc is set, only its rowFields.
 	rec         *record.Record
 	title, body []string
-	enc         []byte // rec encoded (encodeRecord) by the parse workers; nil: not yet
+	enc         []byte // the whole record encoded (encodeRecord) by the parse workers; nil: not yet
+}
+
+// rowFields is what a segment sorts by and keeps in its rows of r.
+func rowFields(r *record.Record) *record.Record {
+	return &record.Record{ID: r.ID, Kind: r.Kind, Status: r.Status, ErrorType: r.ErrorType, Tool: r.Tool,
+		Time: r.Time, Created: r.Created, Confidence: r.Confidence}
+}
+
+// whole is the version's whole record, as the segment will hold it.
+func (v *version) whole() *record.Record {
+	if v.enc == nil {
+		return v.rec
+	}
+	return decodeRecord(&decoder{b: string(v.enc)})
 }
 
 // encodeSegment lays out the versions of files as a segment.
@@ -47,10 +62,15 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) encoded
 		if c := strings.Compare(a.ID, b.ID); c != 0 {
 			return c
 		}
-		switch {
-		case record.Newer(b, a):
+		if !a.Time.Equal(b.Time) {
+			return a.Time.Compare(b.Time)
+		}
+		// A tie (doctor reports them) is broken by content, as the
+		// snapshot breaks it across segments: by the records it decodes.
+		switch wa, wb := x.v.whole(), y.v.whole(); {
+		case record.Newer(wb, wa):
 			return -1
-		case record.Newer(a, b):
+		case record.Newer(wa, wb):
 			return 1
 		}
 		return cmp.Or(cmp.Compare(x.file, y.file), cmp.Compare(x.n, y.n))

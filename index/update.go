@@ -41,8 +41,9 @@ func (sc *scan) parseAll() error {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			terms := map[string]string{}
 			for i := range next {
-				out[i], errs[i] = sc.parse(sc.jobs[i])
+				out[i], errs[i] = sc.parse(sc.jobs[i], terms)
 			}
 		})
 	}
@@ -71,7 +72,9 @@ func (sc *scan) parseAll() error {
 
 // parse reads one shard. It was stat'ed before it is read, so a write in
 // between shows as a changed shard next time, never as a missed one.
-func (sc *scan) parse(j parseJob) (*shardFile, error) {
+// Each term is kept once per worker (terms): a big build holds every
+// version's terms until its segment is written, and most are repeats.
+func (sc *scan) parse(j parseJob, terms map[string]string) (*shardFile, error) {
 	abs := filepath.Join(sc.store.Dir, j.rel)
 	data, err := os.ReadFile(abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -89,11 +92,27 @@ func (sc *scan) parse(j parseJob) (*shardFile, error) {
 	f := &shardFile{rel: j.rel, size: j.size, mtime: j.mtime, ino: j.ino, sum: checksum(data), warns: warns}
 	for _, r := range recs {
 		t, b := sc.tok.Terms(r)
+		intern(terms, t)
+		intern(terms, b)
 		var enc encoder
 		encodeRecord(&enc, r)
-		f.versions = append(f.versions, version{rec: r, title: t, body: b, enc: enc.b})
+		// The segment needs the whole record only encoded; what it sorts
+		// and lays out in rows is kept apart, so a build does not hold
+		// every record's text twice.
+		f.versions = append(f.versions, version{rec: rowFields(r), title: t, body: b, enc: enc.b})
 	}
 	return f, nil
+}
+
+// intern replaces each of ts by the copy in terms, adding new ones.
+func intern(terms map[string]string, ts []string) {
+	for i, t := range ts {
+		if k, ok := terms[t]; ok {
+			ts[i] = k
+		} else {
+			terms[t] = t
+		}
+	}
 }
 
 // update writes what the scan found back to the index, and returns the
@@ -159,29 +178,74 @@ func (sc *scan) update() []*segment {
 			m.warns[f.rel] = f.warns
 		}
 	}
-	segs := keep
-	var data encodedSegment
-	var name string
-	if len(material) > 0 {
-		name = segmentName()
-		data = encodeSegment(sc.tok.Version, sc.start, material)
-		if seg, err := data.open(name, sc.tok.Version); err == nil {
-			segs = append(slices.Clone(keep), seg)
+	segs := slices.Clone(keep)
+	parts := splitMaterial(material)
+	news := make([]segmentFile, len(parts))
+	var wg sync.WaitGroup
+	for i, part := range parts {
+		wg.Go(func() {
+			news[i].name = segmentName()
+			news[i].data = encodeSegment(sc.tok.Version, sc.start, part)
+		})
+	}
+	wg.Wait()
+	for _, ns := range news {
+		seg, err := ns.data.open(ns.name, sc.tok.Version)
+		if err != nil {
+			return sc.segs // cannot happen: the segment was just laid out
 		}
+		segs = append(segs, seg)
 	}
 	for _, seg := range segs {
 		m.segs = append(m.segs, seg.name)
 	}
-	sc.publish(m, name, data)
+	sc.publish(m, news)
 	sc.segs = segs
 	sc.old = m
 	return segs
 }
 
-// publish writes the new segment and the manifest that names it, unless
-// another process is updating the index or already has: the index is
-// derived, so losing the race costs only the work.
-func (sc *scan) publish(m *manifest, name string, data encodedSegment) {
+// segmentFile is a segment encoded by this scan, to be written.
+type segmentFile struct {
+	name string
+	data encodedSegment
+}
+
+// splitRows: a build of more versions than twice this is encoded as one
+// segment per core, each of whole shards, so a cold build of a big store
+// encodes on every core. A variable so tests can split small builds.
+var splitRows = 16384
+
+// splitMaterial cuts material into at most one part per core of at least
+// splitRows versions each; a shard is never cut.
+func splitMaterial(material []*shardFile) [][]*shardFile {
+	if len(material) == 0 {
+		return nil
+	}
+	rows := 0
+	for _, f := range material {
+		rows += len(f.versions)
+	}
+	n := max(1, min(runtime.GOMAXPROCS(0), rows/splitRows))
+	var parts [][]*shardFile
+	start, acc := 0, 0
+	for i, f := range material {
+		acc += len(f.versions)
+		if len(parts) < n-1 && acc >= (len(parts)+1)*rows/n {
+			parts = append(parts, material[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(material) {
+		parts = append(parts, material[start:])
+	}
+	return parts
+}
+
+// publish writes the new segments and the manifest that names them,
+// unless another process is updating the index or already has: the index
+// is derived, so losing the race costs only the work.
+func (sc *scan) publish(m *manifest, news []segmentFile) {
 	dir := indexDir(sc.store)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
@@ -194,8 +258,8 @@ func (sc *scan) publish(m *manifest, name string, data encodedSegment) {
 	if cur := readManifest(sc.store, sc.tok.Version); !cur.sameAs(sc.read) {
 		return // another process published since this one read the manifest
 	}
-	if data != nil {
-		if err := store.WriteAtomic(filepath.Join(dir, name), data...); err != nil {
+	for _, ns := range news {
+		if err := store.WriteAtomic(filepath.Join(dir, ns.name), ns.data...); err != nil {
 			return
 		}
 	}
