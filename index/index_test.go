@@ -347,14 +347,12 @@ func TestNewTokenizerRebuilds(t *testing.T) {
 // and by concurrent readers. After each step the index must agree with a
 // fresh parse.
 func TestRandomHistoriesMatchAFreshParse(t *testing.T) {
-	defer func(w int64, n, r int) { racyWindow, smallSegment, splitRows = w, n, r }(racyWindow, smallSegment, splitRows)
+	defer func(w int64, n int) { racyWindow, smallSegment = w, n }(racyWindow, smallSegment)
 	racyWindow = int64(20 * time.Millisecond)
 	for seed := range uint64(8) {
 		// Small segments merge into the next; with 0, every update is a
 		// segment of its own, and the view resolves across all of them.
-		// Every other seed splits any update of 8 versions or more.
 		smallSegment = []int{0, 1024}[seed%2]
-		splitRows = []int{16384, 16384, 4, 4}[seed%4]
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			s := newTestStore(t)
@@ -559,24 +557,4 @@ func TestBudgetCutLeavesTheRestPending(t *testing.T) {
 	if m := readManifest(s, tokenizer().Version); len(m.pending) != 0 {
 		t.Fatalf("still pending: %v", m.pending)
 	}
-}
-
-// A big build is encoded as one segment per core, each of whole shards,
-// and reads exactly as one would, then and after further changes.
-func TestBigBuildSplitsAcrossCores(t *testing.T) {
-	defer func(n int) { splitRows = n }(splitRows)
-	splitRows = 10
-	s := newTestStore(t)
-	for i := range 30 {
-		writeRecords(t, filepath.Join(s.Dir, "journal", fmt.Sprintf("2025-%02d", i%12+1), fmt.Sprintf("main-b%02d.jsonl", i)), record.Decision, 3, i)
-	}
-	age(t, s.Dir, time.Hour)
-	snap := open(t, s, false)
-	mustMatch(t, s, snap, "split build")
-	want := min(runtime.GOMAXPROCS(0), 90/splitRows)
-	if m := readManifest(s, tokenizer().Version); len(m.segs) != want {
-		t.Fatalf("a build of 90 versions made %d segments, want %d", len(m.segs), want)
-	}
-	capture(t, s, record.Decision, "after the split build")
-	mustMatch(t, s, open(t, s, true), "after a capture")
 }

@@ -179,22 +179,14 @@ func (sc *scan) update() []*segment {
 		}
 	}
 	segs := slices.Clone(keep)
-	parts := splitMaterial(material)
-	news := make([]segmentFile, len(parts))
-	var wg sync.WaitGroup
-	for i, part := range parts {
-		wg.Go(func() {
-			news[i].name = segmentName()
-			news[i].data = encodeSegment(sc.tok.Version, sc.start, part)
-		})
-	}
-	wg.Wait()
-	for _, ns := range news {
+	var news []segmentFile
+	if len(material) > 0 {
+		ns := segmentFile{name: segmentName(), data: encodeSegment(sc.tok.Version, sc.start, material)}
 		seg, err := ns.data.open(ns.name, sc.tok.Version)
 		if err != nil {
 			return sc.segs // cannot happen: the segment was just laid out
 		}
-		segs = append(segs, seg)
+		segs, news = append(segs, seg), []segmentFile{ns}
 	}
 	for _, seg := range segs {
 		m.segs = append(m.segs, seg.name)
@@ -205,41 +197,14 @@ func (sc *scan) update() []*segment {
 	return segs
 }
 
-// segmentFile is a segment encoded by this scan, to be written.
+// segmentFile is a segment encoded by this scan, to be written. A build
+// writes one segment, however big: readers resolve each newer segment's
+// records against the older ones, work that must stay as small as the
+// changes (a cold build split into one segment per core made every
+// prompt hook at 100k records five times slower).
 type segmentFile struct {
 	name string
 	data encodedSegment
-}
-
-// splitRows: a build of more versions than twice this is encoded as one
-// segment per core, each of whole shards, so a cold build of a big store
-// encodes on every core. A variable so tests can split small builds.
-var splitRows = 16384
-
-// splitMaterial cuts material into at most one part per core of at least
-// splitRows versions each; a shard is never cut.
-func splitMaterial(material []*shardFile) [][]*shardFile {
-	if len(material) == 0 {
-		return nil
-	}
-	rows := 0
-	for _, f := range material {
-		rows += len(f.versions)
-	}
-	n := max(1, min(runtime.GOMAXPROCS(0), rows/splitRows))
-	var parts [][]*shardFile
-	start, acc := 0, 0
-	for i, f := range material {
-		acc += len(f.versions)
-		if len(parts) < n-1 && acc >= (len(parts)+1)*rows/n {
-			parts = append(parts, material[start:i+1])
-			start = i + 1
-		}
-	}
-	if start < len(material) {
-		parts = append(parts, material[start:])
-	}
-	return parts
 }
 
 // publish writes the new segments and the manifest that names them,
