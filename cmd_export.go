@@ -51,7 +51,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	v := inject.BuildResume(ctx, snap, nil)
-	text := inject.Export(snap, v, inject.ExportOptions{BudgetTokens: *budget, Section: section, Now: s.Clock(), Teach: s.Config.Loop.Teach})
+	text := inject.Export(snap, v, inject.ExportOptions{BudgetTokens: *budget, Section: section, Now: s.Clock(), Teach: s.Config.Loop.Teach, From: s.Rel(s.Dir)})
 	if *out == "" {
 		_, err := fmt.Fprint(e.stdout, text)
 		return err

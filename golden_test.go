@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"lore/config"
+
 	"github.com/rogpeppe/go-internal/diff"
 )
 
@@ -308,5 +310,17 @@ func writeFile(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The bundled example store's config says every value is the built-in
+// default: it must be what lore init writes.
+func TestExampleConfigIsTheDefault(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(".lore-example", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != config.DefaultConfig {
+		t.Fatal(".lore-example/config.toml differs from what lore init writes (config.DefaultConfig): copy it from a fresh 'lore init'")
 	}
 }

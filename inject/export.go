@@ -24,7 +24,8 @@ type ExportOptions struct {
 	BudgetTokens int
 	Section      bool // wrap in SectionBegin/SectionEnd, for AGENTS.md
 	Now          time.Time
-	Teach        bool // end with how to record (config [loop] teach)
+	Teach        bool   // end with how to record (config [loop] teach)
+	From         string // the store's directory as the reader knows it, such as .lore
 }
 
 // Export renders the memory as Markdown for agents without hooks: where
@@ -35,7 +36,7 @@ func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
 	budget := o.BudgetTokens * CharsPerToken
 	var head strings.Builder
 	head.WriteString("## Project memory (lore)\n\n")
-	fmt.Fprintf(&head, "Exported from .lore/ on %s. Run `lore resume` for the live view, `lore show <id>` for a record.\n", o.Now.Format("2006-01-02"))
+	fmt.Fprintf(&head, "Exported from %s/ on %s. Run `lore resume` for the live view, `lore show <id>` for a record.\n", cmp.Or(o.From, ".lore"), o.Now.Format("2006-01-02"))
 	if h := v.Handoff; h != nil {
 		fmt.Fprintf(&head, "\n### Where the last session left off\n\n%s (%s): %s\n", h.Short(), h.Created.Format("2006-01-02"), md(h.Text))
 		for _, n := range h.Next {
