@@ -145,8 +145,10 @@ func newTarget(a Agent, scope, repoRoot string, d UserDirs) (Target, error) {
 }
 
 // loreCommand recognises the hook command lore writes, whatever the path
-// to the binary.
-var loreCommand = regexp.MustCompile(`(^|[\s/\\"'])lore(\.exe)?["']?\s+inject\s+--stdin\b`)
+// to the binary and whatever follows "lore" in its name after a separator
+// (lore-dev, lore_v2, lore.exe): install writes the running binary's path,
+// and a hook it wrote must be found again by status, install and uninstall.
+var loreCommand = regexp.MustCompile(`(^|[\s/\\"'])lore([-_.][\w.-]*)?["']?\s+inject\s+--stdin\b`)
 
 // Command is the hook command for binary at scope. A project-scope hook
 // lives in the repository's own settings, which the agent's host runs only

@@ -29,6 +29,8 @@ func TestCommandQuotingAndBinary(t *testing.T) {
 		{"/usr/local/bin/lore", "user", "/usr/local/bin/lore inject --stdin"},
 		{"/usr/local/bin/lore", "project", "/usr/local/bin/lore inject --stdin --host-trusted"},
 		{"/Users/Ada Lovelace/go/bin/lore", "user", `"/Users/Ada Lovelace/go/bin/lore" inject --stdin`},
+		{"/home/ada/bin/lore-dev", "user", "/home/ada/bin/lore-dev inject --stdin"},
+		{`C:\tools\lore.exe`, "user", `C:\tools\lore.exe inject --stdin`},
 	} {
 		got := Command(c.bin, c.scope)
 		if got != c.cmd {
@@ -38,7 +40,7 @@ func TestCommandQuotingAndBinary(t *testing.T) {
 			t.Errorf("%q: recognised=%v binary=%q", got, loreCommand.MatchString(got), binaryOf(got))
 		}
 	}
-	for _, other := range []string{"echo lore", "./scripts/guard.sh", "explore inject --stdin", "lore resume"} {
+	for _, other := range []string{"echo lore", "./scripts/guard.sh", "explore inject --stdin", "lore resume", "lorem inject --stdin", "folklore-x inject --stdin"} {
 		if loreCommand.MatchString(other) {
 			t.Errorf("%q taken for lore's hook", other)
 		}
