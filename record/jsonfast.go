@@ -1,7 +1,9 @@
 package record
 
 import (
+	"cmp"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -126,6 +128,25 @@ func (r *Record) stringField(f fastField) *string {
 	return nil
 }
 
+// listField is the list field f: tags, next or blocked.
+func (r *Record) listField(f fastField) *[]string {
+	switch f {
+	case fTags:
+		return &r.Tags
+	case fNext:
+		return &r.Next
+	}
+	return &r.Blocked
+}
+
+// timeField is the time field f: ts or created.
+func (r *Record) timeField(f fastField) *time.Time {
+	if f == fCreated {
+		return &r.Created
+	}
+	return &r.Time
+}
+
 type fastDecoder struct {
 	b []byte
 	i int
@@ -150,23 +171,12 @@ func (d *fastDecoder) field(f fastField, r *Record) bool {
 		if _, ok := d.str(); !ok {
 			return false
 		}
-		t := &r.Time
-		if f == fCreated {
-			t = &r.Created
-		}
 		// What encoding/json does too: time.Time decodes its own
 		// quoted text, escapes and all.
-		return t.UnmarshalJSON(d.b[start:d.i]) == nil
+		return r.timeField(f).UnmarshalJSON(d.b[start:d.i]) == nil
 	case fTags, fNext, fBlocked:
 		list, ok := d.strs()
-		switch f {
-		case fTags:
-			r.Tags = list
-		case fNext:
-			r.Next = list
-		default:
-			r.Blocked = list
-		}
+		*r.listField(f) = list
 		return ok
 	case fAnti:
 		switch {
@@ -268,19 +278,11 @@ func (d *fastDecoder) escaped(start int) (string, bool) {
 		}
 		e := d.b[d.i+1]
 		d.i += 2
+		if c, ok := shortEscape(e); ok || e == '/' {
+			out = append(out, cmp.Or(c, e))
+			continue
+		}
 		switch e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
 		case 'u':
 			if d.i+4 > len(d.b) {
 				return "", false
@@ -296,6 +298,26 @@ func (d *fastDecoder) escaped(start int) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// shortEscape is the byte a one-letter escape stands for in JSON's and
+// TOML's basic strings alike (JSON adds \/).
+func shortEscape(e byte) (byte, bool) {
+	switch e {
+	case '"', '\\':
+		return e, true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
 }
 
 // strs decodes an array of strings; [] is an empty, non-nil slice, as

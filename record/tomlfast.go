@@ -78,25 +78,11 @@ func tableField(f fastField, v string, r *Record) bool {
 			return false
 		}
 		tm, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			return false
-		}
-		if f == fTime {
-			r.Time = tm
-		} else {
-			r.Created = tm
-		}
-		return true
+		*r.timeField(f) = tm
+		return err == nil
 	case fTags, fNext, fBlocked:
 		list, ok := tomlStrings(v)
-		switch f {
-		case fTags:
-			r.Tags = list
-		case fNext:
-			r.Next = list
-		default:
-			r.Blocked = list
-		}
+		*r.listField(f) = list
 		return ok
 	case fAnti:
 		r.Anti = v == "true"
@@ -153,19 +139,11 @@ func tomlString(v string) (s, rest string, ok bool) {
 			return "", "", false
 		}
 		i++
+		if c, ok := shortEscape(v[i]); ok {
+			out = append(out, c)
+			continue
+		}
 		switch v[i] {
-		case '"', '\\':
-			out = append(out, v[i])
-		case 'b':
-			out = append(out, '\b')
-		case 't':
-			out = append(out, '\t')
-		case 'n':
-			out = append(out, '\n')
-		case 'f':
-			out = append(out, '\f')
-		case 'r':
-			out = append(out, '\r')
 		case 'u', 'U':
 			n := 4
 			if v[i] == 'U' {
