@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -97,4 +101,77 @@ func serveLoopback(t *testing.T, handler http.HandlerFunc) string {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String()
+}
+
+// agentEnv is the environment an agent program runs in: this process's,
+// without the variables of the developer's own setup for that agent (names
+// starting with one of drop), with a private HOME, no system git config and
+// no colour, then extra.
+func agentEnv(home string, drop []string, extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(drop, func(p string) bool { return strings.HasPrefix(name, p) }) {
+			env = append(env, kv)
+		}
+	}
+	return append(append(env, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=1"), extra...)
+}
+
+// recorder is what every agent's mock model API keeps: each request line
+// (for failure messages), the requests it answered, and the script the
+// test sets to answer the next ones. Mocks embed it.
+type recorder[Req, Reply any] struct {
+	dump   string // names the files LORE_E2E_DUMP=dir asks for: dir/<dump>-req-001.json, …
+	mu     sync.Mutex
+	log    []string
+	reqs   []Req
+	script func(Req) Reply
+}
+
+// setScript makes the mock answer with script until the next call.
+func (r *recorder[Req, Reply]) setScript(script func(Req) Reply) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.script = script
+}
+
+func (r *recorder[Req, Reply]) logLine(line string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.log = append(r.log, line)
+}
+
+// add records a request to answer, as decoded and as received, and returns
+// its number (from 1) and the script to answer it with (nil: none set).
+func (r *recorder[Req, Reply]) add(req Req, body []byte) (int, func(Req) Reply) {
+	r.mu.Lock()
+	r.reqs = append(r.reqs, req)
+	n, script := len(r.reqs), r.script
+	r.mu.Unlock()
+	if dir := os.Getenv("LORE_E2E_DUMP"); dir != "" {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-req-%03d.json", r.dump, n)), body, 0o644)
+	}
+	return n, script
+}
+
+// count is how many requests the mock answered.
+func (r *recorder[Req, Reply]) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.reqs)
+}
+
+// since returns the requests answered after the first n.
+func (r *recorder[Req, Reply]) since(n int) []Req {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.reqs[n:])
+}
+
+// lastLog is the last few request lines, for failure messages.
+func (r *recorder[Req, Reply]) lastLog() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.log[max(0, len(r.log)-10):])
 }

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -25,11 +24,8 @@ const ClaudeCodeVersion = "2.1.330"
 // says (a short text when there is no script), which can be a tool call
 // that Claude Code then runs.
 type mockAPI struct {
-	url    string
-	mu     sync.Mutex
-	reqs   []string // bodies of POST /v1/messages, in order
-	log    []string // every request line, for failure messages
-	script func(body string) reply
+	url                     string
+	recorder[string, reply] // bodies of POST /v1/messages, in order
 }
 
 // reply is one model answer: text, or a call of tool with input.
@@ -39,63 +35,44 @@ type reply struct {
 	input map[string]any
 }
 
-// setScript makes the mock answer with script until the next call.
-func (m *mockAPI) setScript(script func(body string) reply) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.script = script
-}
-
 func newMockAPI(t *testing.T) *mockAPI {
 	t.Helper()
-	m := &mockAPI{}
+	m := &mockAPI{recorder: recorder[string, reply]{dump: "claude"}}
 	m.url = serveLoopback(t, m.serve)
 	return m
 }
 
 func (m *mockAPI) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	m.mu.Lock()
-	m.log = append(m.log, r.Method+" "+r.URL.Path)
-	m.mu.Unlock()
+	m.logLine(r.Method + " " + r.URL.Path)
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages/count_tokens"):
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"input_tokens": 100}`)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages"):
-		m.mu.Lock()
-		m.reqs = append(m.reqs, string(body))
-		m.mu.Unlock()
-		if dir := os.Getenv("LORE_E2E_DUMP"); dir != "" {
-			os.WriteFile(filepath.Join(dir, fmt.Sprintf("req-%03d.json", m.count())), body, 0o644)
-		}
+		n, script := m.add(string(body), body)
 		var req struct {
 			Model  string `json:"model"`
 			Stream bool   `json:"stream"`
 		}
 		json.Unmarshal(body, &req)
-		m.mu.Lock()
-		script := m.script
-		m.mu.Unlock()
 		rep := reply{text: "Noted."}
 		if script != nil {
 			rep = script(string(body))
 		}
-		m.answer(w, req.Model, req.Stream, rep)
+		m.answer(w, req.Model, req.Stream, rep, n)
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{}`)
 	}
 }
 
-func (m *mockAPI) answer(w http.ResponseWriter, model string, stream bool, rep reply) {
+func (m *mockAPI) answer(w http.ResponseWriter, model string, stream bool, rep reply, n int) {
 	usage := `{"input_tokens":100,"output_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}`
 	block, stop := `{"type":"text","text":""}`, "end_turn"
 	var delta string
 	if rep.tool != "" {
-		m.mu.Lock()
-		id := fmt.Sprintf("toolu_mock_%d", len(m.reqs))
-		m.mu.Unlock()
+		id := fmt.Sprintf("toolu_mock_%d", n)
 		in, _ := json.Marshal(rep.input)
 		partial, _ := json.Marshal(string(in))
 		block, stop = fmt.Sprintf(`{"type":"tool_use","id":%q,"name":%q,"input":{}}`, id, rep.tool), "tool_use"
@@ -131,26 +108,6 @@ func (m *mockAPI) answer(w http.ResponseWriter, model string, stream bool, rep r
 			flusher.Flush()
 		}
 	}
-}
-
-// lastLog is the last few request lines, for failure messages.
-func (m *mockAPI) lastLog() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.log[max(0, len(m.log)-10):]
-}
-
-// since returns the message bodies received after the first n.
-func (m *mockAPI) since(n int) []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]string(nil), m.reqs[n:]...)
-}
-
-func (m *mockAPI) count() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.reqs)
 }
 
 // toolUses lists the tools the assistant called in a Messages API request.
@@ -228,7 +185,7 @@ func TestClaudeCodeE2E(t *testing.T) {
 	os.MkdirAll(home, 0o755)
 	os.MkdirAll(repo, 0o755)
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ada\n\temail = ada@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
-	env := append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=1")
+	env := agentEnv(home, nil)
 	run := setupRunner(t, "claude", repo, env)
 	run("git", "init", "-q")
 	run(bin, "init")

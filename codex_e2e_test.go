@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -54,32 +53,20 @@ type codexReply struct {
 // every request and streams the answer script gives (a short text when
 // there is no script).
 type codexMock struct {
-	url    string
-	mu     sync.Mutex
-	reqs   []codexRequest
-	log    []string
-	calls  int
-	script func(r codexRequest) codexReply
+	url string
+	recorder[codexRequest, codexReply]
 }
 
 func codexNewMock(t *testing.T) *codexMock {
 	t.Helper()
-	m := &codexMock{}
+	m := &codexMock{recorder: recorder[codexRequest, codexReply]{dump: "codex"}}
 	m.url = serveLoopback(t, m.serve) + "/v1"
 	return m
 }
 
-func (m *codexMock) setScript(script func(r codexRequest) codexReply) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.script = script
-}
-
 func (m *codexMock) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	m.mu.Lock()
-	m.log = append(m.log, r.Method+" "+r.URL.Path)
-	m.mu.Unlock()
+	m.logLine(r.Method + " " + r.URL.Path)
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
@@ -87,14 +74,7 @@ func (m *codexMock) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := codexParse(body)
-	m.mu.Lock()
-	m.reqs = append(m.reqs, req)
-	m.calls++
-	n, script := m.calls, m.script
-	m.mu.Unlock()
-	if dir := os.Getenv("LORE_E2E_DUMP"); dir != "" {
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("codex-req-%03d.json", n)), body, 0o644)
-	}
+	n, script := m.add(req, body)
 	rep := codexReply{text: "Noted."}
 	if script != nil {
 		rep = script(req)
@@ -201,24 +181,6 @@ func (r codexRequest) loreBlock(header string) string {
 		return b
 	}
 	return ""
-}
-
-func (m *codexMock) count() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.reqs)
-}
-
-func (m *codexMock) since(n int) []codexRequest {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]codexRequest(nil), m.reqs[n:]...)
-}
-
-func (m *codexMock) lastLog() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.log[max(0, len(m.log)-10):]
 }
 
 // codexEventLabels maps hooks/list's eventName to the hooks.json key.
@@ -358,13 +320,7 @@ func TestCodexE2E(t *testing.T) {
 		os.MkdirAll(d, 0o755)
 	}
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ada\n\temail = ada@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CODEX_") && !strings.HasPrefix(kv, "OPENAI_") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=1")
+	env := agentEnv(home, []string{"CODEX_", "OPENAI_"})
 	run := setupRunner(t, "codex", repo, env)
 	run("git", "init", "-q")
 	run(bin, "init")

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -30,11 +29,8 @@ const geminiModel = "gemini-2.5-flash"
 // request and answers each with what its script says (a short text when
 // there is no script), which can be a call of Gemini CLI's shell tool.
 type geminiMock struct {
-	url    string
-	mu     sync.Mutex
-	reqs   []*geminiRequest
-	log    []string // every request line, for failure messages
-	script func(r *geminiRequest) geminiReply
+	url string
+	recorder[*geminiRequest, geminiReply]
 }
 
 // geminiReply is one model answer: text, or a run_shell_command call of
@@ -132,22 +128,14 @@ func (r *geminiRequest) toolResults(name string) string {
 
 func newGeminiMock(t *testing.T) *geminiMock {
 	t.Helper()
-	m := &geminiMock{}
+	m := &geminiMock{recorder: recorder[*geminiRequest, geminiReply]{dump: "gemini"}}
 	m.url = serveLoopback(t, m.serve)
 	return m
 }
 
-func (m *geminiMock) setScript(script func(r *geminiRequest) geminiReply) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.script = script
-}
-
 func (m *geminiMock) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	m.mu.Lock()
-	m.log = append(m.log, r.Method+" "+r.URL.RequestURI())
-	m.mu.Unlock()
+	m.logLine(r.Method + " " + r.URL.RequestURI())
 	path := r.URL.Path
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(path, ":countTokens"):
@@ -159,14 +147,7 @@ func (m *geminiMock) serve(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "mock: bad request body: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		m.mu.Lock()
-		m.reqs = append(m.reqs, req)
-		n := len(m.reqs)
-		script := m.script
-		m.mu.Unlock()
-		if dir := os.Getenv("LORE_E2E_DUMP"); dir != "" {
-			os.WriteFile(filepath.Join(dir, fmt.Sprintf("gemini-req-%03d.json", n)), body, 0o644)
-		}
+		n, script := m.add(req, body)
 		rep := geminiReply{text: "Noted."}
 		if script != nil {
 			rep = script(req)
@@ -213,24 +194,6 @@ func (m *geminiMock) answer(w http.ResponseWriter, stream bool, rep geminiReply,
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
-}
-
-func (m *geminiMock) count() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.reqs)
-}
-
-func (m *geminiMock) since(n int) []*geminiRequest {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]*geminiRequest(nil), m.reqs[n:]...)
-}
-
-func (m *geminiMock) lastLog() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]string(nil), m.log[max(0, len(m.log)-10):]...)
 }
 
 // geminiMain keeps the agent's own turns of reqs.
@@ -308,16 +271,8 @@ func TestGeminiCLIE2E(t *testing.T) {
 		repo = real // Gemini CLI matches trusted folders by real path
 	}
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ada\n\temail = ada@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		// Nothing of the developer's own Gemini or Google Cloud setup.
-		if strings.HasPrefix(k, "GEMINI_") || strings.HasPrefix(k, "GOOGLE_") || k == "CLOUD_SHELL" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=1")
+	// Nothing of the developer's own Gemini or Google Cloud setup.
+	env := agentEnv(home, []string{"GEMINI_", "GOOGLE_", "CLOUD_SHELL"})
 	run := setupRunner(t, "gemini", repo, env)
 	run("git", "init", "-q")
 	run(bin, "init")

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -26,12 +25,11 @@ const OpencodeVersion = "1.18.33"
 // opencode's tools. It is also the proxy opencode is given, so any request
 // for anywhere else ends here, refused and noted.
 type opencodeMock struct {
-	url    string
-	mu     sync.Mutex
-	reqs   []string // bodies of POST /v1/chat/completions, in order
-	log    []string // every request line, for failure messages
-	away   []string // requests meant for other hosts
-	script func(r opencodeRequest) opencodeReply
+	url string
+	// POST /v1/chat/completions, in order.
+	recorder[opencodeRequest, opencodeReply]
+	// Requests meant for other hosts, under mu.
+	away []string
 }
 
 // opencodeReply is one model answer: text, or a call of tool with args;
@@ -46,15 +44,9 @@ type opencodeReply struct {
 
 func opencodeNewMock(t *testing.T) *opencodeMock {
 	t.Helper()
-	m := &opencodeMock{}
+	m := &opencodeMock{recorder: recorder[opencodeRequest, opencodeReply]{dump: "opencode"}}
 	m.url = serveLoopback(t, m.serve)
 	return m
-}
-
-func (m *opencodeMock) setScript(script func(r opencodeRequest) opencodeReply) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.script = script
 }
 
 func (m *opencodeMock) serve(w http.ResponseWriter, r *http.Request) {
@@ -71,15 +63,10 @@ func (m *opencodeMock) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not here", http.StatusForbidden)
 		return
 	}
-	m.mu.Lock()
-	m.reqs = append(m.reqs, string(body))
-	n, script := len(m.reqs), m.script
-	m.mu.Unlock()
-	if dir := os.Getenv("LORE_E2E_DUMP"); dir != "" {
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("opencode-req-%03d.json", n)), body, 0o644)
-	}
+	req := opencodeParse(string(body))
+	n, script := m.add(req, body)
 	rep := opencodeReply{text: "Noted."}
-	if req := opencodeParse(string(body)); len(req.Tools) == 0 {
+	if len(req.Tools) == 0 {
 		rep = opencodeReply{text: "A title"} // the title, or a compaction summary
 		if req.Compaction() {
 			rep.text = "Summary: the user asked about the project; nothing else happened."
@@ -119,28 +106,6 @@ func (m *opencodeMock) answer(w http.ResponseWriter, n int, rep opencodeReply) {
 	prompt := max(rep.promptTokens, 100)
 	send(map[string]any{}, finish, map[string]any{"prompt_tokens": prompt, "completion_tokens": 5, "total_tokens": prompt + 5})
 	io.WriteString(w, "data: [DONE]\n\n")
-}
-
-func (m *opencodeMock) count() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.reqs)
-}
-
-func (m *opencodeMock) since(n int) []opencodeRequest {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []opencodeRequest
-	for _, b := range m.reqs[n:] {
-		out = append(out, opencodeParse(b))
-	}
-	return out
-}
-
-func (m *opencodeMock) lastLog() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.log[max(0, len(m.log)-10):])
 }
 
 // opencodeRequest is a chat completions request, its text by role.
@@ -225,7 +190,7 @@ func TestOpencodeE2E(t *testing.T) {
 	os.MkdirAll(home, 0o755)
 	os.MkdirAll(repo, 0o755)
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ada\n\temail = ada@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
-	env := append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=1", "XDG_CONFIG_HOME="+config,
+	env := agentEnv(home, nil, "XDG_CONFIG_HOME="+config,
 		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
 	run := setupRunner(t, "opencode", repo, env)

@@ -55,14 +55,7 @@ func TestTermSafeLeavesNoControls(t *testing.T) {
 
 // lore's own colour still works in a listing; the record's escapes do not.
 func TestListLineKeepsColourEscapesRecord(t *testing.T) {
-	tty, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		t.Skip(err)
-	}
-	defer tty.Close()
-	if fi, err := tty.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		t.Skip("no character device to stand in for a terminal")
-	}
+	tty := terminalStandIn(t)
 	e := &env{stdout: tty, getenv: func(string) string { return "" }}
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	r := &record.Record{V: 1, ID: "fail-aaaaaaaa000000000", Kind: record.Failure, Time: now, Created: now,
@@ -82,14 +75,7 @@ func TestListLineKeepsColourEscapesRecord(t *testing.T) {
 // In colour, the headlines of a listing still start in one column: the
 // kind is padded to its width before it is painted.
 func TestListLineAlignedInColour(t *testing.T) {
-	tty, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		t.Skip(err)
-	}
-	defer tty.Close()
-	if fi, err := tty.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		t.Skip("no character device to stand in for a terminal")
-	}
+	tty := terminalStandIn(t)
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	column := map[bool]int{}
 	for _, colour := range []bool{false, true} {
@@ -116,4 +102,19 @@ func TestListLineAlignedInColour(t *testing.T) {
 			}
 		}
 	}
+}
+
+// terminalStandIn is /dev/null opened for writing: a character device, so
+// lore takes it for a terminal and paints its output.
+func terminalStandIn(t *testing.T) *os.File {
+	t.Helper()
+	tty, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	if fi, err := tty.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Skip("no character device to stand in for a terminal")
+	}
+	return tty
 }

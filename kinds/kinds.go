@@ -18,50 +18,46 @@ import (
 	"lore/transfer"
 )
 
+// kind is what the package that owns a kind provides.
+type kind struct {
+	check    func(*record.Record) error
+	describe func(*record.Record) record.Item
+	detail   func(*record.Record) []string // nil: no fields beyond the text
+}
+
+// owners hands each kind to its package: the one list of them.
+var owners = map[record.Kind]kind{
+	record.Decision:    {journal.Check, journal.Describe, journal.Detail},
+	record.Pattern:     {patterns.Check, patterns.Describe, patterns.Detail},
+	record.Failure:     {failures.Check, failures.Describe, failures.Detail},
+	record.Handoff:     {transfer.Check, transfer.Describe, transfer.Detail},
+	record.Observation: {inbox.Check, inbox.Describe, nil},
+}
+
 // Check is what every version of r must satisfy, written or read: the
 // rules of its kind. The envelope (ID, kind, times) is record.Validate's.
 func Check(r *record.Record) error {
-	switch r.Kind {
-	case record.Decision:
-		return journal.Check(r)
-	case record.Pattern:
-		return patterns.Check(r)
-	case record.Failure:
-		return failures.Check(r)
-	case record.Handoff:
-		return transfer.Check(r)
-	case record.Observation:
-		return inbox.Check(r)
+	k, ok := owners[r.Kind]
+	if !ok {
+		return fmt.Errorf("unknown kind %q", r.Kind)
 	}
-	return fmt.Errorf("unknown kind %q", r.Kind)
+	return k.check(r)
 }
 
-// Describe lays r out for a context block, as its kind does.
+// Describe lays r out for a context block, as its kind does (an unknown
+// kind as an observation: text only).
 func Describe(r *record.Record) record.Item {
-	switch r.Kind {
-	case record.Decision:
-		return journal.Describe(r)
-	case record.Pattern:
-		return patterns.Describe(r)
-	case record.Failure:
-		return failures.Describe(r)
-	case record.Handoff:
-		return transfer.Describe(r)
+	k, ok := owners[r.Kind]
+	if !ok {
+		k = owners[record.Observation]
 	}
-	return inbox.Describe(r)
+	return k.describe(r)
 }
 
 // Detail is r's own fields, one line each, for lore show.
 func Detail(r *record.Record) []string {
-	switch r.Kind {
-	case record.Decision:
-		return journal.Detail(r)
-	case record.Pattern:
-		return patterns.Detail(r)
-	case record.Failure:
-		return failures.Detail(r)
-	case record.Handoff:
-		return transfer.Detail(r)
+	if k := owners[r.Kind]; k.detail != nil {
+		return k.detail(r)
 	}
 	return nil
 }
