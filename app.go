@@ -101,6 +101,8 @@ func commands() []command {
 		{"list", "list records, newest first", listHelp, cmdList},
 		{"show", "show a record and its history", showHelp, cmdShow},
 		{"search", "search records", searchHelp, cmdSearch},
+		{"stale", "records whose anchored code changed, moved or vanished", staleHelp, cmdStale},
+		{"anchor", "re-anchor a record to the code as it is now (--file: to other code)", anchorCmdHelp, cmdAnchor},
 		{"journal", "decisions: revise, abandon", "", cmdJournal},
 		{"patterns", "patterns: validate, deprecate", "", cmdPatterns},
 		{"inbox", "observations: promote, dismiss", "", cmdInbox},

@@ -30,6 +30,7 @@ type captureOptions struct {
 	tool         string
 	next         []string
 	blocked      []string
+	files        []string
 }
 
 func (o *captureOptions) decisionFlags(fs *pflag.FlagSet) {
@@ -53,8 +54,11 @@ func (o *captureOptions) handoffFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.blocked, "blocked", nil, "a blocker (repeatable)")
 }
 
+// tagFlag registers the flags every capture verb takes: its tags and the
+// files it is about.
 func (o *captureOptions) tagFlag(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.tags, "tags", nil, "comma-separated tags")
+	fs.StringArrayVar(&o.files, "file", nil, "anchor the record to this file, or these lines of it (repeatable)")
 }
 
 // parseText parses flags and joins the positional words into the text.
@@ -92,14 +96,17 @@ const maxStdinText = 1 << 20
 
 // captureKind makes a record of kind k from text and tags, lets its kind
 // fill its own fields, appends it and prints its short ID.
-func (e *env) captureKind(k record.Kind, text string, tags []string, fill func(r *record.Record) error) error {
+func (e *env) captureKind(k record.Kind, text string, o *captureOptions, fill func(r *record.Record) error) error {
 	s, err := e.openStore()
 	if err != nil {
 		return err
 	}
-	r, err := s.New(k, text, tags)
+	r, err := s.New(k, text, o.tags)
 	if err == nil {
 		err = fill(r)
+	}
+	if err == nil {
+		err = e.anchorTo(s, r, o.files)
 	}
 	if err == nil {
 		err = s.Append(r)
@@ -122,9 +129,9 @@ func (e *env) printCaptured(r *record.Record, err error) error {
 	return nil
 }
 
-const rememberHelp = `Usage: lore remember "<decision>" [--rationale R] [--alternatives A] [--tags t1,t2]
+const rememberHelp = `Usage: lore remember "<decision>" [--rationale R] [--alternatives A] [--tags t1,t2] [--file F]...
 
-Record a decision in the journal and print its short ID.`
+Record a decision in the journal and print its short ID.` + anchorHelp
 
 func cmdRemember(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -135,14 +142,14 @@ func cmdRemember(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return e.captureKind(record.Decision, text, o.tags, o.decision)
+	return e.captureKind(record.Decision, text, &o, o.decision)
 }
 
-const learnHelp = `Usage: lore learn "<pattern>" [--context C] [--solution S] [--anti] [--confidence 0.0-1.0] [--tags t1,t2]
+const learnHelp = `Usage: lore learn "<pattern>" [--context C] [--solution S] [--anti] [--confidence 0.0-1.0] [--tags t1,t2] [--file F]...
 
 Record a pattern (a lesson: in this context, do this) or, with --anti, an
 anti-pattern, and print its short ID. Confidence defaults to 0.7 and rises
-with 'lore patterns validate'.`
+with 'lore patterns validate'.` + anchorHelp
 
 func cmdLearn(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -156,7 +163,7 @@ func cmdLearn(_ context.Context, e *env, args []string) error {
 	if err := patterns.CheckConfidence(o.confidence); err != nil {
 		return usageError("", "learn: %v", err)
 	}
-	return e.captureKind(record.Pattern, text, o.tags, o.pattern)
+	return e.captureKind(record.Pattern, text, &o, o.pattern)
 }
 
 // Each kind's own fields, from the flags, filled by the kind's package.
@@ -179,10 +186,10 @@ func (o *captureOptions) handoff(r *record.Record) error {
 
 func observation(*record.Record) error { return nil }
 
-const failHelp = `Usage: lore fail <ErrorType> "<message>" [--tool T] [--tags t1,t2]
+const failHelp = `Usage: lore fail <ErrorType> "<message>" [--tool T] [--tags t1,t2] [--file F]...
 
 Record a failure and print its short ID. ErrorType is one word, such as
-NonZeroExit, TypeError or ImportError; 'lore failures triggers' counts them.`
+NonZeroExit, TypeError or ImportError; 'lore failures triggers' counts them.` + anchorHelp
 
 func cmdFail(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -203,13 +210,13 @@ func cmdFail(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return e.captureKind(record.Failure, msg, o.tags, o.failure)
+	return e.captureKind(record.Failure, msg, &o, o.failure)
 }
 
-const handoffHelp = `Usage: lore handoff "<summary>" [--next N]... [--blocked B]... [--tags t1,t2]
+const handoffHelp = `Usage: lore handoff "<summary>" [--next N]... [--blocked B]... [--tags t1,t2] [--file F]...
 
 Record where this session leaves off, and print its short ID. 'lore resume'
-shows the latest handoff to the next session.`
+shows the latest handoff to the next session.` + anchorHelp
 
 func cmdHandoff(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -220,13 +227,13 @@ func cmdHandoff(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return e.captureKind(record.Handoff, text, o.tags, o.handoff)
+	return e.captureKind(record.Handoff, text, &o, o.handoff)
 }
 
-const observeHelp = `Usage: lore observe "<text>" [--tags t1,t2]
+const observeHelp = `Usage: lore observe "<text>" [--tags t1,t2] [--file F]...
 
 Note an observation in the inbox, to triage later with 'lore inbox promote'
-or 'lore inbox dismiss'. Prints its short ID.`
+or 'lore inbox dismiss'. Prints its short ID.` + anchorHelp
 
 func cmdObserve(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -236,7 +243,7 @@ func cmdObserve(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return e.captureKind(record.Observation, text, o.tags, observation)
+	return e.captureKind(record.Observation, text, &o, observation)
 }
 
 const captureHelp = `Usage: lore capture "<text>" [flags]
@@ -248,7 +255,7 @@ Record anything; the kind follows from the flags:
   --error-type (and --tool)              a failure
   --next or --blocked                    a handoff
   none of these                          an observation
-Flags of two different kinds are refused.`
+Flags of two different kinds are refused.` + anchorHelp
 
 func cmdCapture(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -276,7 +283,7 @@ func cmdCapture(_ context.Context, e *env, args []string) error {
 			return usageError("", "capture: %v", err)
 		}
 	}
-	return e.captureKind(kind, text, o.tags, fill)
+	return e.captureKind(kind, text, &o, fill)
 }
 
 // inferKind picks the kind from the flags that were set.

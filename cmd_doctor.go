@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"lore/index"
 	"lore/store"
 )
 
@@ -24,9 +25,12 @@ is never removed. Doctor names its file:line and what is wrong; edit it by
 hand, then run lore doctor again. Every rewrite is atomic and is refused if
 it would lose a record.
 
+It also counts the records whose anchored code changed, moved or vanished
+('lore stale' lists them); those are not problems of the store.
+
 Exits 1 while problems remain.`
 
-func cmdDoctor(_ context.Context, e *env, args []string) error {
+func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("doctor")
 	fix := fs.Bool("fix", false, "repair what is safe to repair")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -44,6 +48,7 @@ func cmdDoctor(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	stale, anchored := e.countStale(ctx, s)
 	open := 0
 	for _, p := range probs {
 		if !p.Fixed {
@@ -54,7 +59,7 @@ func cmdDoctor(_ context.Context, e *env, args []string) error {
 		if probs == nil {
 			probs = []store.Problem{}
 		}
-		if err := e.printJSON(map[string]any{"ok": open == 0, "problems": probs}); err != nil {
+		if err := e.printJSON(map[string]any{"ok": open == 0, "problems": probs, "anchored": anchored, "stale": stale}); err != nil {
 			return err
 		}
 	} else {
@@ -70,6 +75,9 @@ func cmdDoctor(_ context.Context, e *env, args []string) error {
 				fmt.Fprintln(e.stdout, p)
 			}
 		}
+		if stale > 0 {
+			fmt.Fprintf(e.stderr, "lore: doctor: %d of %d anchored records have code that changed, moved or vanished (lore stale lists them)\n", stale, anchored)
+		}
 		switch {
 		case open == 0 && len(probs) == 0:
 			fmt.Fprintln(e.stderr, "lore: doctor: no problems")
@@ -83,4 +91,19 @@ func cmdDoctor(_ context.Context, e *env, args []string) error {
 		return &cliError{code: exitFailure, msg: fmt.Sprintf("doctor found %d problem%s", open, plural(open))}
 	}
 	return nil
+}
+
+// countStale is how many records in force have anchored code that moved
+// on, of how many are anchored; zeros when that cannot be told.
+func (e *env) countStale(ctx context.Context, s *store.Store) (stale, anchored int) {
+	k := e.codeChecker(s)
+	if k == nil {
+		return 0, 0
+	}
+	snap, err := index.Open(ctx, s, indexOptions)
+	if err != nil {
+		return 0, 0
+	}
+	out, anchored := staleRecords(ctx, snap, k)
+	return len(out), anchored
 }

@@ -58,7 +58,7 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ix := inject.NewIndex(snap, s.Config)
+	ix := inject.NewIndex(snap, s.Config).CheckAnchors(e.codeChecker(s))
 	if *explain {
 		return e.explain(ix, text, s.Config.Inject.MinRelevance, s.Clock)
 	}

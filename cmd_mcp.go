@@ -158,6 +158,7 @@ type (
 		Rationale    string   `json:"rationale,omitempty" jsonschema:"why it was decided"`
 		Alternatives string   `json:"alternatives,omitempty" jsonschema:"what else was considered"`
 		Tags         []string `json:"tags,omitempty"`
+		Files        []string `json:"files,omitempty" jsonschema:"files the record is about, as path or path:start-end, relative to the repository root"`
 	}
 	learnIn struct {
 		Text       string   `json:"text" jsonschema:"the lesson, as a title"`
@@ -166,22 +167,26 @@ type (
 		Anti       bool     `json:"anti,omitempty" jsonschema:"true for an anti-pattern: something not to do"`
 		Confidence *float64 `json:"confidence,omitempty" jsonschema:"how sure, 0.0 to 1.0 (default 0.7)"`
 		Tags       []string `json:"tags,omitempty"`
+		Files      []string `json:"files,omitempty" jsonschema:"files the record is about, as path or path:start-end, relative to the repository root"`
 	}
 	failIn struct {
 		ErrorType string   `json:"error_type" jsonschema:"the kind of error, one word (NonZeroExit, Timeout, TypeError)"`
 		Text      string   `json:"text" jsonschema:"what failed, with the error message"`
 		Tool      string   `json:"tool,omitempty" jsonschema:"the tool that failed (Bash, npm, go test)"`
 		Tags      []string `json:"tags,omitempty"`
+		Files     []string `json:"files,omitempty" jsonschema:"files the record is about, as path or path:start-end, relative to the repository root"`
 	}
 	handoffIn struct {
 		Text    string   `json:"text" jsonschema:"what this session did"`
 		Next    []string `json:"next,omitempty" jsonschema:"the next steps"`
 		Blocked []string `json:"blocked,omitempty" jsonschema:"what blocks progress"`
 		Tags    []string `json:"tags,omitempty"`
+		Files   []string `json:"files,omitempty" jsonschema:"files the record is about, as path or path:start-end, relative to the repository root"`
 	}
 	observeIn struct {
-		Text string   `json:"text" jsonschema:"what you noticed, to triage later"`
-		Tags []string `json:"tags,omitempty"`
+		Text  string   `json:"text" jsonschema:"what you noticed, to triage later"`
+		Tags  []string `json:"tags,omitempty"`
+		Files []string `json:"files,omitempty" jsonschema:"files the record is about, as path or path:start-end, relative to the repository root"`
 	}
 	captured struct {
 		ID string `json:"id" jsonschema:"the new record's ID"`
@@ -233,11 +238,11 @@ func newMCPServer(e *env, readOnly bool) *mcp.Server {
 	}
 	mcp.AddTool(server, write("remember", "Record a decision and why it was made; returns the new record's ID."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in rememberIn) (*mcp.CallToolResult, captured, error) {
-			return e.capture(append(withFlag(withFlag(tagArgs("remember", in.Tags), "--rationale", in.Rationale), "--alternatives", in.Alternatives), "--", in.Text)...)
+			return e.capture(append(withFlag(withFlag(tagArgs("remember", in.Tags, in.Files), "--rationale", in.Rationale), "--alternatives", in.Alternatives), "--", in.Text)...)
 		})
 	mcp.AddTool(server, write("learn", "Record a pattern (in this context, do this) or, with anti, an anti-pattern; returns the new record's ID."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in learnIn) (*mcp.CallToolResult, captured, error) {
-			args := withFlag(withFlag(tagArgs("learn", in.Tags), "--context", in.Context), "--solution", in.Solution)
+			args := withFlag(withFlag(tagArgs("learn", in.Tags, in.Files), "--context", in.Context), "--solution", in.Solution)
 			if in.Anti {
 				args = append(args, "--anti")
 			}
@@ -248,11 +253,11 @@ func newMCPServer(e *env, readOnly bool) *mcp.Server {
 		})
 	mcp.AddTool(server, write("fail", "Record a failure: its error type and message, and the tool that failed; returns the new record's ID."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in failIn) (*mcp.CallToolResult, captured, error) {
-			return e.capture(append(withFlag(tagArgs("fail", in.Tags), "--tool", in.Tool), "--", in.ErrorType, in.Text)...)
+			return e.capture(append(withFlag(tagArgs("fail", in.Tags, in.Files), "--tool", in.Tool), "--", in.ErrorType, in.Text)...)
 		})
 	mcp.AddTool(server, write("handoff", "Record where this session leaves off for the next one: what was done, the next steps, what blocks; returns the new record's ID."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in handoffIn) (*mcp.CallToolResult, captured, error) {
-			args := tagArgs("handoff", in.Tags)
+			args := tagArgs("handoff", in.Tags, in.Files)
 			for _, n := range in.Next {
 				args = append(args, "--next", n)
 			}
@@ -263,7 +268,7 @@ func newMCPServer(e *env, readOnly bool) *mcp.Server {
 		})
 	mcp.AddTool(server, write("observe", "Note an observation in the inbox, to triage later; returns the new record's ID."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in observeIn) (*mcp.CallToolResult, captured, error) {
-			return e.capture(append(tagArgs("observe", in.Tags), "--", in.Text)...)
+			return e.capture(append(tagArgs("observe", in.Tags, in.Files), "--", in.Text)...)
 		})
 	return server
 }
@@ -282,10 +287,15 @@ func withFlag(args []string, name, value string) []string {
 	return append(args, name, value)
 }
 
-func tagArgs(verb string, tags []string) []string {
+// tagArgs starts a capture verb's arguments with what every capture
+// takes: tags and the files it is about.
+func tagArgs(verb string, tags, files []string) []string {
 	args := []string{verb}
 	if len(tags) > 0 {
 		args = append(args, "--tags", strings.Join(tags, ","))
+	}
+	for _, f := range files {
+		args = append(args, "--file", f)
 	}
 	return args
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"lore/anchor"
 	"lore/inject"
 	"lore/kinds"
 	"lore/record"
@@ -67,7 +68,7 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() != 1 {
 		return usageError("run 'lore show --help'", "show: want one record ID")
 	}
-	_, snap, err := e.snapshot(ctx)
+	s, snap, err := e.snapshot(ctx)
 	if err != nil {
 		return err
 	}
@@ -77,8 +78,13 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 	}
 	doc, _ := snap.Lookup(id)
 	r, hist := snap.Record(doc), snap.History(id)
+	var code []anchor.State
+	if k := e.codeChecker(s); k != nil && len(r.Anchors) > 0 {
+		code = k.Records(ctx, []*record.Record{r})[r.ID]
+		_ = k.Save()
+	}
 	if *asJSON {
-		return e.printJSON(map[string]any{"record": recordJSON(r), "history": recordsJSON(hist)})
+		return e.printJSON(map[string]any{"record": recordJSON(r), "history": recordsJSON(hist), "anchors": statesJSON(code)})
 	}
 	// Every record-derived string goes through termSafe, so its text cannot
 	// drive the terminal; only the kind's colour is lore's own escape.
@@ -99,6 +105,9 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 	}
 	if len(r.Tags) > 0 {
 		fmt.Fprintf(e.stdout, "  Tags: %s\n", termSafe(strings.Join(r.Tags, ", ")))
+	}
+	for _, st := range code {
+		fmt.Fprintf(e.stdout, "  Code: %s%s\n", termSafe(st.Describe()), since(st.When))
 	}
 	fmt.Fprintf(e.stdout, "  Created: %s\n", r.Created.Format("2006-01-02 15:04:05 UTC"))
 	fmt.Fprintf(e.stdout, "\nHistory (%d version%s):\n", len(hist), plural(len(hist)))
@@ -182,7 +191,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ix := inject.NewIndex(snap, s.Config)
+	ix := inject.NewIndex(snap, s.Config).CheckAnchors(e.codeChecker(s))
 	res := ix.Rank(query, inject.Options{Now: s.Clock(), MinEvidence: searchMinEvidence, Kinds: kinds, Limit: max(*limit, 0)})
 	out := make([]map[string]any, 0, len(res))
 	for _, sc := range res {
@@ -197,7 +206,11 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	for _, sc := range res {
-		fmt.Fprintf(e.stdout, "%s  %.2f\n", e.listLine(sc.Rec), sc.Score)
+		stale := ""
+		if sc.Stale != "" {
+			stale = "  (" + termSafe(sc.Stale) + ")"
+		}
+		fmt.Fprintf(e.stdout, "%s  %.2f%s\n", e.listLine(sc.Rec), sc.Score, stale)
 	}
 	return nil
 }

@@ -43,6 +43,7 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	v := inject.BuildResume(ctx, snap, git)
+	v.CheckAnchors(ctx, e.codeChecker(s))
 	if *asJSON {
 		out := map[string]any{
 			"handoff":            nil,
@@ -51,6 +52,7 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 			"patterns":           recordsJSON(v.Patterns),
 			"recurring_failures": v.Failures,
 			"inbox":              v.Inbox,
+			"stale":              v.Stale,
 		}
 		if v.Handoff != nil {
 			out["handoff"] = recordJSON(v.Handoff)

@@ -148,10 +148,10 @@ func TestMCPProtocol(t *testing.T) {
 	}
 	want := map[string][]string{
 		"search": {"kind", "limit", "query"}, "show": {"id"}, "resume": nil, "list": {"kind", "limit"},
-		"remember": {"alternatives", "rationale", "tags", "text"},
-		"learn":    {"anti", "confidence", "context", "solution", "tags", "text"},
-		"fail":     {"error_type", "tags", "text", "tool"}, "handoff": {"blocked", "next", "tags", "text"},
-		"observe": {"tags", "text"},
+		"remember": {"alternatives", "files", "rationale", "tags", "text"},
+		"learn":    {"anti", "confidence", "context", "files", "solution", "tags", "text"},
+		"fail":     {"error_type", "files", "tags", "text", "tool"}, "handoff": {"blocked", "files", "next", "tags", "text"},
+		"observe": {"files", "tags", "text"},
 	}
 	if fmt.Sprint(tools) != fmt.Sprint(want) {
 		t.Errorf("tools/list:\n got %v\nwant %v", tools, want)

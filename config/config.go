@@ -22,6 +22,7 @@ type Config struct {
 	Format   int                 `toml:"format"`
 	Inject   InjectConfig        `toml:"inject"`
 	Loop     LoopConfig          `toml:"loop"`
+	Anchors  AnchorsConfig       `toml:"anchors"`
 	Weights  map[string]float64  `toml:"weights"`
 	Synonyms map[string][]string `toml:"synonyms"`
 	// Clamped notes each setting held to its bound.
@@ -41,6 +42,13 @@ type InjectConfig struct {
 type LoopConfig struct {
 	Teach      bool `toml:"teach"`       // end the session-start view with how to record
 	AskHandoff bool `toml:"ask_handoff"` // ask once for a handoff when a session changed the repository
+}
+
+// AnchorsConfig tunes how records are tied to code (lore --file, lore stale).
+type AnchorsConfig struct {
+	Auto       bool    `toml:"auto"`        // anchor a capture to the tracked files its text names
+	GoneWeight float64 `toml:"gone_weight"` // ranking weight of a record whose code is all gone
+	NamedBoost float64 `toml:"named_boost"` // evidence boost when the prompt names an anchored file
 }
 
 // DefaultConfig is what lore init writes; every value is the built-in default.
@@ -70,6 +78,17 @@ teach = true
 # When a session changed the repository and recorded no handoff, answer its
 # first Stop once, asking the agent to record one.
 ask_handoff = true
+
+[anchors]
+# Anchor a record to the files its text names (a path git tracks, or a file
+# name only one tracked file has), when the capture gives no --file.
+auto = true
+# Ranking weight of a record whose anchored files are all gone (deleted, not
+# moved): below 1 it ranks under records whose code is still there.
+gone_weight = 0.5
+# How much more a record counts when the prompt names a file it is anchored
+# to (invoice.go, internal/billing/).
+named_boost = 1.5
 
 [weights]
 # The weight of each kind of record in ranking.
@@ -172,6 +191,10 @@ func (c *Config) clamp(path string, data []byte) {
 		note("min_relevance", fmt.Sprintf("%g is below %g, so lore uses %g", c.Inject.MinRelevance, MinRelevanceFloor, MinRelevanceFloor))
 		c.Inject.MinRelevance = MinRelevanceFloor
 	}
+	if c.Anchors.NamedBoost > WeightCap {
+		note("named_boost", fmt.Sprintf("%g is above %g, so lore uses %g", c.Anchors.NamedBoost, WeightCap, WeightCap))
+		c.Anchors.NamedBoost = WeightCap
+	}
 	if c.Inject.MaxItems > MaxItemsCap {
 		note("max_items", fmt.Sprintf("%d is above %d, so lore uses %d", c.Inject.MaxItems, MaxItemsCap, MaxItemsCap))
 		c.Inject.MaxItems = MaxItemsCap
@@ -217,6 +240,11 @@ func (c *Config) validate(path string, data []byte) error {
 	if math.IsNaN(c.Inject.HalfLifeDays) || math.IsInf(c.Inject.HalfLifeDays, 1) {
 		return bad("half_life_days", "must be a number")
 	}
+	for key, v := range map[string]float64{"gone_weight": c.Anchors.GoneWeight, "named_boost": c.Anchors.NamedBoost} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return bad(key, "must be a number, not negative")
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(c.Weights)) {
 		if _, err := record.ParseKind(k); err != nil {
 			return bad(k, "not a kind")
@@ -235,9 +263,10 @@ func (c *Config) validate(path string, data []byte) error {
 // a comment (TestDefaultConfigMatchesDefaults, TestDefaultConfigDocumentsEveryKey).
 func defaults() *Config {
 	return &Config{
-		Format: record.FormatVersion,
-		Inject: InjectConfig{Budget: 2000, MinRelevance: 1.1, HalfLifeDays: 90, MaxItems: 5},
-		Loop:   LoopConfig{Teach: true, AskHandoff: true},
+		Format:  record.FormatVersion,
+		Inject:  InjectConfig{Budget: 2000, MinRelevance: 1.1, HalfLifeDays: 90, MaxItems: 5},
+		Loop:    LoopConfig{Teach: true, AskHandoff: true},
+		Anchors: AnchorsConfig{Auto: true, GoneWeight: 0.5, NamedBoost: 1.5},
 		Weights: map[string]float64{
 			"pattern": 1.0, "decision": 0.9, "failure": 0.8, "handoff": 0.7, "observation": 0.5,
 		},

@@ -88,6 +88,13 @@ var vetted = map[string]struct {
 	// nothing, the lookup being shared.
 	"ls-files":  {worktree: true},
 	"rev-parse": {},
+	// hash-object hashes worktree files as git would store them, through
+	// the clean filters (switched off with the rest); lore never passes -w,
+	// so nothing is written to the repository.
+	"hash-object": {worktree: true},
+	// cat-file prints objects as stored: without --filters or --textconv
+	// it runs nothing.
+	"cat-file": {},
 }
 
 // Error is a git command that failed: which one, and git's own reason
@@ -102,6 +109,13 @@ func (e *Error) Error() string { return e.Msg }
 // getenv gives the git variables lore itself reads (GIT_DIR and the like
 // decide which config it checks); git inherits the process environment.
 func Run(ctx context.Context, getenv func(string) string, dir string, args ...string) (string, error) {
+	return RunInput(ctx, getenv, dir, "", args...)
+}
+
+// RunInput is Run with stdin: for the commands that read a list of paths
+// or objects from it (hash-object --stdin-paths, cat-file --batch), so
+// that one process serves any number of them.
+func RunInput(ctx context.Context, getenv func(string) string, dir, stdin string, args ...string) (string, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, Timeout)
@@ -123,13 +137,16 @@ func Run(ctx context.Context, getenv func(string) string, dir string, args ...st
 		argv = append(argv, overrides...)
 	}
 	argv = append(append(append(argv, args[0]), sub.flags...), args[1:]...)
-	return runGit(ctx, argv, args[0])
+	return runGit(ctx, argv, args[0], stdin)
 }
 
 // runGit runs git with argv and the safe environment; name is the
 // subcommand, for the error.
-func runGit(ctx context.Context, argv []string, name string) (string, error) {
+func runGit(ctx context.Context, argv []string, name, stdin string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", argv...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	// GIT_CONFIG makes git config read only that file while every other
 	// command reads the usual ones: the lookup must see what they see.
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
@@ -252,7 +269,7 @@ func (l *lookup) run(ctx context.Context, getenv func(string) string, dir string
 	// Stamped before reading, so a change made during the read shows.
 	st := stampOf(getenv, dir)
 	argv := append(append([]string{"-C", dir}, safeArgs...), "config", "--null", "--list", "--show-scope", "--show-origin")
-	out, err := runGit(ctx, argv, "config")
+	out, err := runGit(ctx, argv, "config", "")
 	if err != nil {
 		l.err = err
 		return

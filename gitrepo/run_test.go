@@ -314,7 +314,7 @@ func TestRunRefusesUnvettedCommands(t *testing.T) {
 func BenchmarkLookup(b *testing.B) {
 	dir := b.TempDir()
 	cmd := func(args ...string) {
-		if _, err := runGit(context.Background(), append([]string{"-C", dir}, args...), args[0]); err != nil {
+		if _, err := runGit(context.Background(), append([]string{"-C", dir}, args...), args[0], ""); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -135,8 +135,17 @@ func (d *decoder) strs() []string {
 	return out
 }
 
-// A record in the index: every field, unknown ones as JSON.
+// A record in the index: every field, unknown ones as JSON. Anchors come
+// first, so that a reader after them alone (lore stale) decodes nothing
+// else.
 func encodeRecord(e *encoder, r *record.Record) {
+	e.uint(uint64(len(r.Anchors)))
+	for _, a := range r.Anchors {
+		e.str(a.Path)
+		e.str(a.Blob)
+		e.uint(uint64(a.Start))
+		e.uint(uint64(a.End))
+	}
 	e.uint(uint64(r.V))
 	e.str(r.ID)
 	e.str(string(r.Kind))
@@ -169,8 +178,22 @@ func encodeRecord(e *encoder, r *record.Record) {
 	e.bytes(extra)
 }
 
+// decodeAnchors reads the anchors at the start of an encoded record.
+func decodeAnchors(d *decoder) []record.Anchor {
+	n := d.count()
+	if n == 0 || d.err != nil {
+		return nil
+	}
+	out := make([]record.Anchor, n)
+	for i := range out {
+		out[i] = record.Anchor{Path: d.str(), Blob: d.str(), Start: int(d.uint()), End: int(d.uint())}
+	}
+	return out
+}
+
 func decodeRecord(d *decoder) *record.Record {
-	r := &record.Record{V: int(d.uint()), ID: d.str(), Kind: record.Kind(d.str())}
+	anchors := decodeAnchors(d)
+	r := &record.Record{V: int(d.uint()), ID: d.str(), Kind: record.Kind(d.str()), Anchors: anchors}
 	r.Time = time.Unix(0, d.int()).UTC()
 	r.Created = time.Unix(0, d.int()).UTC()
 	for _, p := range []*string{&r.Status, &r.Text, &r.Author, &r.Branch, &r.Commit, &r.Rationale, &r.Alternatives,

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -556,5 +557,40 @@ func TestBudgetCutLeavesTheRestPending(t *testing.T) {
 	mustMatch(t, s, open(t, s, true), "once nothing is pending")
 	if m := readManifest(s, tokenizer().Version); len(m.pending) != 0 {
 		t.Fatalf("still pending: %v", m.pending)
+	}
+}
+
+// Anchors are kept through the index, and Anchored lists the current
+// anchored records only: an anchored record whose newest version dropped
+// its anchors is not among them.
+func TestAnchoredListsCurrentAnchoredRecords(t *testing.T) {
+	s := newTestStore(t)
+	anchor := []record.Anchor{{Path: "a.go", Blob: strings.Repeat("1", 40), Start: 2, End: 5}}
+	a := capture(t, s, record.Decision, "alpha")
+	b := capture(t, s, record.Decision, "beta")
+	capture(t, s, record.Decision, "gamma")
+	for _, id := range []string{a.ID, b.ID} {
+		if _, err := s.Update(record.Decision, id, func(r *record.Record) error { r.Anchors = anchor; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Update(record.Decision, b.ID, func(r *record.Record) error { r.Anchors = nil; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, fresh := range []bool{false, true} {
+		if fresh {
+			os.RemoveAll(filepath.Join(s.Dir, store.LocalDir))
+		}
+		snap := open(t, s, false)
+		var got []string
+		snap.Anchored(func(doc int, as []record.Anchor) {
+			got = append(got, snap.Record(doc).ID)
+			if !reflect.DeepEqual(as, anchor) || !reflect.DeepEqual(snap.Record(doc).Anchors, anchor) {
+				t.Errorf("anchors read back as %+v / %+v", as, snap.Record(doc).Anchors)
+			}
+		})
+		if !reflect.DeepEqual(got, []string{a.ID}) {
+			t.Errorf("Anchored listed %v, want only %s", got, a.ID)
+		}
 	}
 }

@@ -23,12 +23,14 @@ import (
 // Layout: magic, a header of counts and section lengths, the tokenizer's
 // version, then the sections in the order of the fields below.
 
-const segMagic = "LORESEG4"
+const segMagic = "LORESEG5"
 
 const (
 	rowSize = 56
 	// flagNewest marks the newest version of its ID within the segment.
 	flagNewest = 1
+	// flagAnchored marks a version that names code it is about.
+	flagAnchored = 2
 )
 
 // header fields after the magic, each a little-endian uint64.
@@ -180,6 +182,16 @@ func (s *segment) rowCreated(i int) int64 { return int64(binary.LittleEndian.Uin
 func (s *segment) rowFile(i int) int { return u32(s.row(i), 5) }
 
 func (s *segment) newest(i int) bool { return s.flags[i]&flagNewest != 0 }
+
+func (s *segment) anchored(i int) bool { return s.flags[i]&flagAnchored != 0 }
+
+// anchors decodes only row i's anchors.
+func (s *segment) anchors(i int) []record.Anchor {
+	if !s.anchored(i) {
+		return nil
+	}
+	return decodeAnchors(s.blob(i))
+}
 
 // lengths is row i's count of distinct headline and body terms.
 func (s *segment) lengths(i int) (int, int) {

@@ -32,8 +32,12 @@ type version struct {
 // rowFields is what a segment sorts by and keeps in its rows of r.
 func rowFields(r *record.Record) *record.Record {
 	return &record.Record{ID: r.ID, Kind: r.Kind, Status: r.Status, ErrorType: r.ErrorType, Tool: r.Tool,
-		Time: r.Time, Created: r.Created, Confidence: r.Confidence}
+		Time: r.Time, Created: r.Created, Confidence: r.Confidence, Anchors: r.Anchors}
 }
+
+// anchored reports whether the version has anchors; the row fields keep
+// them for this (see rowFields).
+func (v *version) anchored() bool { return len(v.rec.Anchors) > 0 }
 
 // whole is the version's whole record, as the segment will hold it.
 func (v *version) whole() *record.Record {
@@ -168,6 +172,9 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) encoded
 			newest++
 			sumTitle += d.NTitle
 			sumBody += d.NBody
+		}
+		if r.v.anchored() {
+			fl |= flagAnchored
 		}
 		flags.b = append(flags.b, fl)
 		if r.v.enc != nil {

@@ -238,6 +238,18 @@ func (s *Snapshot) Record(i int) *record.Record {
 	return r
 }
 
+// Anchored calls fn with each current record that names code it is about
+// (see record.Anchor) and its anchors, decoding nothing else.
+func (s *Snapshot) Anchored(fn func(doc int, anchors []record.Anchor)) {
+	for k, seg := range s.segs {
+		for row := range seg.nRows {
+			if seg.anchored(row) && s.current(k, row) {
+				fn(s.first[k]+row, seg.anchors(row))
+			}
+		}
+	}
+}
+
 // AvgTerms is the mean number of distinct headline and body terms of a
 // current record, for length normalisation in ranking.
 func (s *Snapshot) AvgTerms() (title, body float64) { return s.avgTitle, s.avgBody }

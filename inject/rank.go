@@ -2,12 +2,14 @@ package inject
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"lore/anchor"
 	"lore/config"
 	"lore/index"
 	"lore/record"
@@ -31,11 +33,19 @@ type Index struct {
 	snap     *index.Snapshot
 	synonyms map[string][]string // stemmed term → stemmed synonyms
 	cfg      *config.Config
+	code     *anchor.Checker // nil: anchored code is not checked
+}
+
+// CheckAnchors has ranking check the code records are anchored to with k
+// (a record whose code is gone ranks lower, and says so); nil does not.
+func (ix *Index) CheckAnchors(k *anchor.Checker) *Index {
+	ix.code = k
+	return ix
 }
 
 // TokenizerVersion names how Terms splits records; change it whenever
 // Terms or Keywords change, so indexed terms are rebuilt.
-const TokenizerVersion = "kw3"
+const TokenizerVersion = "kw4"
 
 // Tokenizer is the record tokenizer the index keeps terms for.
 func Tokenizer() index.Tokenizer { return index.Tokenizer{Version: TokenizerVersion, Terms: Terms} }
@@ -50,8 +60,14 @@ func headline(r *record.Record) string {
 	return r.Text + " " + strings.Join(r.Tags, " ") + " " + r.ErrorType
 }
 
+// bodyFields are the texts of the body, with the paths of the files the
+// record is anchored to: a prompt that names one finds it.
 func bodyFields(r *record.Record) []string {
-	return append([]string{r.Rationale, r.Alternatives, r.Context, r.Solution, r.Tool}, append(r.Next, r.Blocked...)...)
+	out := append([]string{r.Rationale, r.Alternatives, r.Context, r.Solution, r.Tool}, append(r.Next, r.Blocked...)...)
+	for _, a := range r.Anchors {
+		out = append(out, a.Path)
+	}
+	return out
 }
 
 // NewIndex ranks over snap's records; dismissed and promoted observations
@@ -81,9 +97,12 @@ type Scored struct {
 	Kind      float64  `json:"kind_weight"`
 	Recency   float64  `json:"recency"`
 	Status    float64  `json:"status_factor"`
-	Matched   []string `json:"matched"` // "prompt word → record word (how)"
-	Inject    bool     `json:"inject"`  // the relevance gate let it through
-	Why       string   `json:"why"`     // the gate's reason, in words
+	Named     float64  `json:"named_boost"`     // the prompt names a file the record is anchored to
+	Code      float64  `json:"code_factor"`     // the anchored code is all gone
+	Stale     string   `json:"stale,omitempty"` // how the anchored code has changed since
+	Matched   []string `json:"matched"`         // "prompt word → record word (how)"
+	Inject    bool     `json:"inject"`          // the relevance gate let it through
+	Why       string   `json:"why"`             // the gate's reason, in words
 }
 
 // Options tune one ranking.
@@ -185,7 +204,7 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 		d := it.d
 		doc := ix.snap.Doc(d)
 		sc := Scored{Terms: terms[d], Status: statusFactor[doc.Status], Kind: ix.cfg.Weight(doc.Kind),
-			Recency: recency(doc.Created, o.Now, ix.cfg.Inject.HalfLifeDays)}
+			Recency: recency(doc.Created, o.Now, ix.cfg.Inject.HalfLifeDays), Named: 1, Code: 1}
 		if doc.NTitle > 0 {
 			sc.Coverage = min(1, float64(titleHits[d])/float64(doc.NTitle))
 		}
@@ -200,11 +219,17 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 		return cmp.Compare(a.d, b.d)
 	}
 	slices.SortFunc(cs, byScore)
-	// Phrases need the records' words in order: only the strongest
-	// candidates are decoded for them.
+	// Phrases need the records' words in order, and anchors their code
+	// checked: only the strongest candidates are decoded for them.
+	files := anchor.PathWords(text)
 	for i := range cs[:min(len(cs), phraseCandidates)] {
-		cs[i].sc.Phrases = q.phrases(ix.snap.Record(cs[i].d))
+		rec := ix.snap.Record(cs[i].d)
+		cs[i].sc.Phrases = q.phrases(rec)
+		ix.weighCode(&cs[i].sc, rec, files)
 		cs[i].sc.score()
+	}
+	if ix.code != nil {
+		_ = ix.code.Save() // a cache that could not be written costs the next check only
 	}
 	slices.SortFunc(cs, byScore)
 	var out []Scored
@@ -265,9 +290,30 @@ func (t *topK) findMin() {
 // when they cover the record's headline) weighted by kind, recency and
 // status.
 func (sc *Scored) score() {
-	sc.Evidence = (sc.Terms + sc.Phrases) * (1 + coverageBoost*sc.Coverage)
+	sc.Evidence = (sc.Terms + sc.Phrases) * (1 + coverageBoost*sc.Coverage) * sc.Named
 	sc.Relevance = sc.Evidence * sc.Share
-	sc.Score = sc.Evidence * sc.Kind * sc.Recency * sc.Status
+	sc.Score = sc.Evidence * sc.Kind * sc.Recency * sc.Status * sc.Code
+}
+
+// weighCode sets the factors of a record's anchored code: the boost when
+// the prompt names one of its files, and, when its code is checked, the
+// clause that says how the code changed and the weight of a record whose
+// code is all gone.
+func (ix *Index) weighCode(sc *Scored, r *record.Record, files []string) {
+	if len(r.Anchors) == 0 {
+		return
+	}
+	if anchor.Mentioned(r.Anchors, files) {
+		sc.Named = ix.cfg.Anchors.NamedBoost
+	}
+	if ix.code == nil {
+		return
+	}
+	states := ix.code.Records(context.Background(), []*record.Record{r})[r.ID]
+	sc.Stale = anchor.Clause(states)
+	if anchor.AllGone(states) {
+		sc.Code = ix.cfg.Anchors.GoneWeight
+	}
 }
 
 // gate marks the candidates worth injecting, best first: relevant enough

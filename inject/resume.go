@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
+	"lore/anchor"
 	"lore/failures"
 	"lore/index"
 	"lore/internal/topk"
@@ -33,6 +35,9 @@ type Resume struct {
 	Patterns  []*record.Record   `json:"-"`
 	Failures  []failures.Trigger `json:"recurring_failures"`
 	Inbox     int                `json:"inbox"` // observations waiting for triage
+	// Stale says, by record ID, how the code a shown record is anchored
+	// to has changed since (see CheckAnchors).
+	Stale map[string]string `json:"stale,omitempty"`
 }
 
 // BuildResume assembles the view from the snapshot's current records,
@@ -110,6 +115,21 @@ func confidence(d index.Doc) float64 {
 	return d.Confidence
 }
 
+// CheckAnchors notes how the anchored code of the records the view shows
+// has changed since (k nil: not checked).
+func (v *Resume) CheckAnchors(ctx context.Context, k *anchor.Checker) {
+	if k == nil {
+		return
+	}
+	v.Stale = map[string]string{}
+	for id, states := range k.Records(ctx, v.Records()) {
+		if c := anchor.Clause(states); c != "" {
+			v.Stale[id] = c
+		}
+	}
+	_ = k.Save() // a cache that could not be written costs the next check only
+}
+
 // Records are the records the view shows.
 func (v *Resume) Records() []*record.Record {
 	var out []*record.Record
@@ -134,6 +154,9 @@ func (v *Resume) Entries() []Entry {
 		if h.Branch != "" {
 			by += " on " + h.Branch
 		}
+		if c := v.Stale[h.ID]; c != "" {
+			by += "; " + c
+		}
 		full := fmt.Sprintf("Last handoff %s (%s%s):\n  %s", h.Short(), h.Created.Format("2006-01-02 15:04"), by, record.OneLine(h.Text))
 		for _, l := range transfer.Detail(h) {
 			full += "\n  " + record.OneLine(l)
@@ -146,11 +169,8 @@ func (v *Resume) Entries() []Entry {
 	if g := v.Git; g != nil {
 		es = append(es, Entry{ID: "git", Full: g.text(), Summary: g.summary()})
 	}
-	for _, r := range v.Decisions {
-		es = append(es, Entry{ID: r.ID, Full: kinds.Describe(r).String(), Summary: Summary(r)})
-	}
-	for _, r := range v.Patterns {
-		es = append(es, Entry{ID: r.ID, Full: kinds.Describe(r).String(), Summary: Summary(r)})
+	for _, r := range append(slices.Clip(v.Decisions), v.Patterns...) {
+		es = append(es, v.entry(r))
 	}
 	for _, t := range v.Failures {
 		tools := ""
@@ -165,6 +185,16 @@ func (v *Resume) Entries() []Entry {
 		es = append(es, Entry{ID: "inbox", Full: line, Summary: line})
 	}
 	return es
+}
+
+// entry is r whole and summed up, with how its code changed since.
+func (v *Resume) entry(r *record.Record) Entry {
+	stale := v.Stale[r.ID]
+	e := Entry{ID: r.ID, Full: kinds.Describe(r).Noted(stale).String(), Summary: Summary(r)}
+	if stale != "" {
+		e.Summary += " (" + stale + ")"
+	}
+	return e
 }
 
 func (g *GitChanges) text() string {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"lore/anchor"
 	"lore/config"
 	"lore/index"
 	"lore/kinds"
@@ -69,7 +70,10 @@ func promptContext(ix *Index, cfg *config.Config, prompt string, budgetTokens in
 			continue
 		}
 		recs[sc.Rec.ID] = sc.Rec
-		en := Entry{ID: sc.Rec.ID, Full: kinds.Describe(sc.Rec).String(), Summary: Summary(sc.Rec)}
+		en := Entry{ID: sc.Rec.ID, Full: kinds.Describe(sc.Rec).Noted(sc.Stale).String(), Summary: Summary(sc.Rec)}
+		if sc.Stale != "" {
+			en.Summary += " (" + sc.Stale + ")"
+		}
 		if seen != nil && seen.Has(sc.Rec.ID) {
 			en.SummaryOnly = true
 		} else {
@@ -200,6 +204,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	if hin.IsSessionStart() {
 		seen.Reset() // a new, cleared or compacted context holds none of it
 		v := BuildResume(ctx, snap, git)
+		v.CheckAnchors(ctx, anchor.ForStore(s.Dir, s.Getenv))
 		r = ResumeContext(v, budget, hin.Source == "compact", s.Config.Loop.Teach)
 		seen.Add(recordIDs(r.Full)) // a prompt about the handoff need not repeat it
 		RememberStart(s.Dir, hin.SessionID, git, now, hin.Source == "startup" || hin.Source == "clear")
@@ -208,7 +213,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		if hin.Prompt = StripInjected(hin.Prompt); hin.Prompt == "" {
 			return errors.New("no prompt in the hook input, once host-folded context is removed")
 		}
-		ix := NewIndex(snap, s.Config)
+		ix := NewIndex(snap, s.Config).CheckAnchors(anchor.ForStore(s.Dir, s.Getenv))
 		var shown []*record.Record
 		r, shown = promptContext(ix, s.Config, hin.Prompt, budget, now, seen)
 		seen.Add(r.Full)

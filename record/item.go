@@ -31,6 +31,21 @@ func (it Item) String() string {
 	return b.String()
 }
 
+// Noted adds a short note to the heading: inside its closing parentheses
+// when it ends with some ("(2026-03-02; invoice.go changed since)"),
+// else in its own.
+func (it Item) Noted(note string) Item {
+	if note == "" {
+		return it
+	}
+	if h, ok := strings.CutSuffix(it.Heading, ")"); ok {
+		it.Heading = h + "; " + note + ")"
+	} else {
+		it.Heading += " (" + note + ")"
+	}
+	return it
+}
+
 // OneLine folds a field's whitespace, newlines included, so record text
 // cannot lay out lines of its own in a block or a listing.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

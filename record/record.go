@@ -58,6 +58,8 @@ type Record struct {
 	// lineage: an observation promoted to another record, and back
 	PromotedTo string `json:"promoted_to,omitempty" toml:"promoted_to,omitempty"`
 	From       string `json:"from,omitempty" toml:"from,omitempty"`
+	// the code the record is about (see anchor.go)
+	Anchors []Anchor `json:"anchors,omitempty" toml:"anchors,omitempty"`
 
 	Extra map[string]any `json:"-" toml:"-"`
 
@@ -94,6 +96,7 @@ func (r *Record) Derive(now time.Time, o Origin) *Record {
 	n.Tags = append([]string(nil), r.Tags...)
 	n.Next = append([]string(nil), r.Next...)
 	n.Blocked = append([]string(nil), r.Blocked...)
+	n.Anchors = append([]Anchor(nil), r.Anchors...)
 	if r.Confidence != nil {
 		c := *r.Confidence
 		n.Confidence = &c
@@ -239,6 +242,11 @@ func (r *Record) Validate() error {
 	}
 	if r.Created.IsZero() {
 		r.Created = r.Time
+	}
+	for _, a := range r.Anchors {
+		if err := a.Validate(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

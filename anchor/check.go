@@ -1,0 +1,291 @@
+package anchor
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"lore/gitrepo"
+	"lore/record"
+	"lore/store"
+)
+
+// Status is how an anchor's code stands today.
+type Status uint8
+
+const (
+	Fresh   Status = iota // the file still has the anchored content
+	Changed               // the file's content changed
+	Moved                 // git's rename detection finds it under another path
+	Gone                  // not in the working tree, and not found elsewhere
+)
+
+func (s Status) String() string { return [...]string{"fresh", "changed", "moved", "gone"}[s] }
+
+// State is one anchor as it stands.
+type State struct {
+	Anchor record.Anchor
+	Status Status
+	Path   string    // where the code is now: the anchor's path, or where it moved
+	Lines  Lines     // what changed: for Changed, and Moved with a changed content
+	When   time.Time // when it changed, as far as known; zero if not
+	id     string    // the object ID at Path now, when it differs
+}
+
+// Stale reports whether the code is not as anchored.
+func (s State) Stale() bool { return s.Status != Fresh }
+
+// Item is an anchor to check and the commit its record was made at,
+// where rename detection starts: a function, as only an anchor whose
+// file is gone needs it (and a caller may have to decode the record).
+type Item struct {
+	Anchor record.Anchor
+	Commit func() string
+}
+
+// Checker derives anchors' states in one repository, through a cache (see
+// cache.go). It is not safe for concurrent use.
+type Checker struct {
+	Repo
+	cacheFile string
+	c         *cache
+	dirty     bool
+	now       func() time.Time
+}
+
+// NewChecker checks anchors in repo, caching in cacheFile.
+func NewChecker(repo Repo, cacheFile string) *Checker {
+	return &Checker{Repo: repo, cacheFile: cacheFile, now: time.Now}
+}
+
+// Check derives the state of each item's anchor, in the same order. What
+// git cannot tell (a commit missing from a shallow clone, an object not
+// in the repository) is left out rather than guessed: a moved file whose
+// rename git does not see is gone, a change it cannot count has no lines.
+func (k *Checker) Check(ctx context.Context, items []Item) []State {
+	if k.c == nil {
+		k.c = readCache(k.cacheFile)
+	}
+	paths := make([]string, 0, len(items))
+	for _, it := range items {
+		paths = append(paths, it.Anchor.Path)
+	}
+	cur := k.current(ctx, paths)
+	states := make([]State, len(items))
+	var gone []int
+	for i, it := range items {
+		a := it.Anchor
+		f := cur[a.Path]
+		states[i] = State{Anchor: a, Path: a.Path}
+		switch {
+		case f.id == a.Blob:
+		case f.id == "":
+			states[i].Status = Gone
+			gone = append(gone, i)
+		default:
+			states[i].Status = Changed
+			states[i].When, states[i].id = time.Unix(0, f.mtime), f.id
+		}
+	}
+	if len(gone) > 0 {
+		k.follow(ctx, items, states, gone)
+	}
+	k.count(ctx, states)
+	return states
+}
+
+// Save writes the cache if a check added to it; a failure only costs the
+// next check its work.
+func (k *Checker) Save() error {
+	if !k.dirty {
+		return nil
+	}
+	k.dirty = false
+	return k.c.write(k.cacheFile, k.now())
+}
+
+// current is each path's object ID in the working tree now ("" if there
+// is no file), from the cache while a file's stat is what it was, else
+// from git.
+func (k *Checker) current(ctx context.Context, paths []string) map[string]fileEntry {
+	cur := make(map[string]fileEntry, len(paths))
+	var hash, links []string
+	// A file modified this close to the cache's writing may have changed
+	// again within the same timestamp tick (git's "racy clean").
+	racy := k.c.written.Add(-2 * time.Second).UnixNano()
+	for _, p := range paths {
+		if _, done := cur[p]; done {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(p)))
+		switch {
+		case err != nil:
+			cur[p] = fileEntry{}
+		case fi.IsDir():
+			cur[p] = fileEntry{}
+			if _, err := os.Lstat(filepath.Join(k.Root, filepath.FromSlash(p), ".git")); err == nil {
+				links = append(links, p)
+			}
+		default:
+			e := fileEntry{mtime: fi.ModTime().UnixNano(), size: fi.Size(), ino: inode(fi)}
+			if c, ok := k.c.files[p]; ok && c.mtime == e.mtime && c.size == e.size && c.ino == e.ino && e.mtime < racy {
+				cur[p] = c
+				continue
+			}
+			cur[p] = e
+			hash = append(hash, p)
+		}
+	}
+	if len(hash) > 0 {
+		if ids, err := k.hashFiles(ctx, hash); err == nil {
+			for i, p := range hash {
+				e := cur[p]
+				e.id = ids[i]
+				cur[p] = e
+				k.c.files[p] = e
+			}
+			k.dirty = true
+		}
+	}
+	for _, p := range links {
+		if id, err := k.gitlink(ctx, p); err == nil {
+			cur[p] = fileEntry{id: id}
+		}
+	}
+	return cur
+}
+
+// treeKey names the commit and the git index that renames and commit
+// times are derived from: HEAD, and the index file's stat.
+func (k *Checker) treeKey() string {
+	head := gitrepo.ReadHead(k.Root, k.Getenv).Commit
+	key := head
+	if r, err := gitrepo.FindRepo(k.Root, k.Getenv); err == nil {
+		if fi, err := os.Stat(filepath.Join(r.GitDir, "index")); err == nil {
+			key += ":" + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + ":" + strconv.FormatInt(fi.Size(), 10)
+		}
+	}
+	return key
+}
+
+// follow looks for the gone anchors under other paths: git's rename
+// detection between the record's commit and the working tree, or, where
+// that commit is not in this clone, the anchored content unchanged at
+// another tracked path. It also dates each gone path's last commit.
+func (k *Checker) follow(ctx context.Context, items []Item, states []State, gone []int) {
+	if key := k.treeKey(); key != k.c.tree {
+		k.c.tree, k.c.moves, k.c.when, k.dirty = key, map[[2]string]string{}, map[string]int64{}, true
+	}
+	renames := map[string]map[string]string{} // commit → old path → new
+	var byBlob map[string]string
+	for _, i := range gone {
+		it := items[i]
+		commit := ""
+		if it.Commit != nil {
+			commit = it.Commit()
+		}
+		key := [2]string{commit, it.Anchor.Path}
+		to, known := k.c.moves[key]
+		if !known {
+			r, ok := renames[commit]
+			if !ok && commit != "" {
+				r = k.renames(ctx, commit)
+				renames[commit] = r
+			}
+			to, ok = r[it.Anchor.Path]
+			if !ok {
+				if byBlob == nil {
+					byBlob = k.trackedByID(ctx)
+				}
+				to = byBlob[it.Anchor.Blob]
+			}
+			k.c.moves[key], k.dirty = to, true
+		}
+		if to == "" {
+			states[i].When = k.lastCommit(ctx, it.Anchor.Path)
+			continue
+		}
+		f := k.current(ctx, []string{to})[to]
+		if f.id == "" {
+			states[i].When = k.lastCommit(ctx, it.Anchor.Path)
+			continue
+		}
+		states[i].Status, states[i].Path, states[i].When = Moved, to, time.Unix(0, f.mtime)
+		if f.id != it.Anchor.Blob {
+			states[i].id = f.id
+		}
+	}
+}
+
+// renames maps the paths git sees renamed between commit and the working
+// tree (what is committed, staged or changed in tracked files) to their
+// new paths; nil if git cannot tell.
+func (k *Checker) renames(ctx context.Context, commit string) map[string]string {
+	out, err := k.git(ctx, "", "diff", "--find-renames", "--name-status", "-z", commit, "--")
+	if err != nil {
+		return nil
+	}
+	m := map[string]string{}
+	f := strings.Split(out, "\x00")
+	for i := 0; i < len(f); i++ {
+		switch {
+		case strings.HasPrefix(f[i], "R") || strings.HasPrefix(f[i], "C"):
+			if i+2 < len(f) && f[i][0] == 'R' {
+				m[f[i+1]] = f[i+2]
+			}
+			i += 2
+		case f[i] != "":
+			i++
+		}
+	}
+	return m
+}
+
+// trackedByID maps object IDs in git's index to a path holding each.
+func (k *Checker) trackedByID(ctx context.Context) map[string]string {
+	out, err := k.git(ctx, "", "ls-files", "--stage", "-z")
+	m := map[string]string{}
+	if err != nil {
+		return m
+	}
+	for _, e := range strings.Split(out, "\x00") {
+		meta, p, ok := strings.Cut(e, "\t")
+		if f := strings.Fields(meta); ok && len(f) == 3 {
+			if _, dup := m[f[1]]; !dup {
+				m[f[1]] = p
+			}
+		}
+	}
+	return m
+}
+
+// lastCommit is when the last commit that touched path was made (for a
+// path that is gone, when it went), or zero.
+func (k *Checker) lastCommit(ctx context.Context, path string) time.Time {
+	t, ok := k.c.when[path]
+	if !ok {
+		out, err := k.git(ctx, "", "log", "-1", "--format=%ct", "--", ":(literal)"+path)
+		t, _ = strconv.ParseInt(strings.TrimSpace(out), 10, 64)
+		if err == nil {
+			k.c.when[path], k.dirty = t, true
+		}
+	}
+	if t == 0 {
+		return time.Time{}
+	}
+	return time.Unix(t, 0)
+}
+
+// ForStore is the checker for the records of the store in dir: anchors
+// are relative to the git repository holding it, and the cache is the
+// store's own (.local/anchors). It is nil outside a git repository.
+func ForStore(dir string, getenv func(string) string) *Checker {
+	r, err := gitrepo.FindRepo(dir, getenv)
+	if err != nil {
+		return nil
+	}
+	return NewChecker(Repo{Root: r.Root, Getenv: getenv}, filepath.Join(dir, store.LocalDir, "anchors"))
+}

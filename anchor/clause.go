@@ -1,0 +1,120 @@
+package anchor
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"lore/record"
+)
+
+// Records checks the anchors of recs and returns the states of each
+// anchored record, by ID.
+func (k *Checker) Records(ctx context.Context, recs []*record.Record) map[string][]State {
+	var items []Item
+	for _, r := range recs {
+		for _, a := range r.Anchors {
+			items = append(items, Item{Anchor: a, Commit: func() string { return r.Commit }})
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	states := k.Check(ctx, items)
+	out := map[string][]State{}
+	for _, r := range recs {
+		n := len(r.Anchors)
+		if n > 0 {
+			out[r.ID], states = states[:n:n], states[n:]
+		}
+	}
+	return out
+}
+
+// AllGone reports whether none of a record's anchored code is left.
+func AllGone(states []State) bool {
+	for _, s := range states {
+		if s.Status != Gone {
+			return false
+		}
+	}
+	return len(states) > 0
+}
+
+// Clause says in a few words how a record's anchored code has moved on,
+// for a heading: "invoice.go changed since, 41 lines"; "" while all of it
+// is fresh. Files are named by their base names; at most two are named.
+func Clause(states []State) string {
+	var parts []string
+	stale := 0
+	for _, s := range states {
+		if !s.Stale() {
+			continue
+		}
+		stale++
+		if len(parts) < 2 {
+			parts = append(parts, s.describe(path.Base(s.Anchor.Path), path.Base(s.Path)))
+		}
+	}
+	if stale > len(parts) {
+		parts = append(parts, fmt.Sprintf("%d more files changed", stale-len(parts)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Describe is the state in words, naming files by their full paths.
+func (s State) Describe() string { return s.describe(s.Anchor.String(), s.Path) }
+
+func (s State) describe(name, now string) string {
+	switch s.Status {
+	case Fresh:
+		return name + " unchanged"
+	case Gone:
+		return name + " gone"
+	case Moved:
+		if s.id == "" {
+			return name + " moved to " + now
+		}
+		return name + " moved to " + now + " and changed" + s.Lines.amount(s.Anchor)
+	}
+	return name + " changed since" + s.Lines.amount(s.Anchor)
+}
+
+// amount is ", 41 lines" or ", 3 lines in 10-20 (41 in all)", or "" if
+// the change was not counted.
+func (l Lines) amount(a record.Anchor) string {
+	switch {
+	case !l.Known:
+		return ""
+	case l.Binary:
+		return " (binary)"
+	case !a.HasLines():
+		return fmt.Sprintf(", %d %s", l.Total(), plural(l.Total(), "line"))
+	case l.InRange == 0:
+		return fmt.Sprintf(", outside lines %d-%d (%d %s)", a.Start, a.End, l.Elsewhere, plural(l.Elsewhere, "line"))
+	}
+	return fmt.Sprintf(", %d %s in %d-%d, %d in all", l.InRange, plural(l.InRange, "line"), a.Start, a.End, l.Total())
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// Mentioned reports whether words (PathWords of a prompt) name a file
+// one of anchors is on: its path, a tail of it (invoice.go,
+// billing/invoice.go) or a directory above it (internal/billing).
+func Mentioned(anchors []record.Anchor, words []string) bool {
+	for _, a := range anchors {
+		for _, w := range words {
+			w = strings.TrimSuffix(w, "/")
+			if a.Path == w || strings.HasSuffix(a.Path, "/"+w) || strings.HasPrefix(a.Path, w+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}

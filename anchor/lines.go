@@ -1,0 +1,182 @@
+package anchor
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/utils/diff"
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// Lines is how much of a file changed since it was anchored.
+type Lines struct {
+	Known     bool // both contents were at hand and compared
+	Binary    bool // one of them is binary: no lines to count
+	InRange   int  // lines changed inside the anchored range
+	Elsewhere int  // lines changed outside it (all of them, without a range)
+}
+
+// Total is every line changed.
+func (l Lines) Total() int { return l.InRange + l.Elsewhere }
+
+// A hunk is one run of changes: old lines [start, start+del) replaced by
+// add new lines (for a pure insertion, start is the old line it follows,
+// plus one).
+type hunk struct{ start, del, add int }
+
+// diffTimeout bounds one comparison; past it the diff library answers
+// with a coarser (still correct) set of changes.
+const diffTimeout = 200 * time.Millisecond
+
+// count fills in the Lines of changed and moved-and-changed states, from
+// the cache or by comparing the anchored content (read from git's object
+// database in one cat-file process) with the file in the working tree.
+func (k *Checker) count(ctx context.Context, states []State) {
+	var want []string
+	for _, st := range states {
+		if st.id == "" {
+			continue
+		}
+		if _, ok := k.c.diffs[[2]string{st.Anchor.Blob, st.id}]; !ok {
+			want = append(want, st.Anchor.Blob)
+		}
+	}
+	old := k.objects(ctx, want)
+	for i := range states {
+		st := &states[i]
+		if st.id == "" {
+			continue
+		}
+		key := [2]string{st.Anchor.Blob, st.id}
+		enc, ok := k.c.diffs[key]
+		if !ok {
+			before, found := old[st.Anchor.Blob]
+			if !found {
+				continue // not in this clone: uncountable, and not cached, as a fetch may bring it
+			}
+			after, err := os.ReadFile(filepath.Join(k.Root, filepath.FromSlash(st.Path)))
+			if err != nil {
+				continue
+			}
+			enc = encodeHunks(compare(before, string(after)))
+			k.c.diffs[key], k.dirty = enc, true
+		}
+		st.Lines = linesOf(enc, st.Anchor.Start, st.Anchor.End)
+	}
+}
+
+// compare lists the changes from before to after, or nil and false if
+// either is binary.
+func compare(before, after string) ([]hunk, bool) {
+	if binary([]byte(before)) || binary([]byte(after)) {
+		return nil, false
+	}
+	var hs []hunk
+	line := 1 // the next old line
+	var cur *hunk
+	for _, d := range diff.DoWithTimeout(before, after, diffTimeout) {
+		n := strings.Count(d.Text, "\n")
+		if !strings.HasSuffix(d.Text, "\n") {
+			n++
+		}
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			line += n
+			cur = nil
+			continue
+		case diffmatchpatch.DiffDelete:
+			if cur == nil {
+				hs = append(hs, hunk{start: line})
+				cur = &hs[len(hs)-1]
+			}
+			cur.del += n
+			line += n
+		case diffmatchpatch.DiffInsert:
+			if cur == nil {
+				hs = append(hs, hunk{start: line})
+				cur = &hs[len(hs)-1]
+			}
+			cur.add += n
+		}
+	}
+	return hs, true
+}
+
+// encodeHunks writes hunks as "start,del,add;…", or "binary".
+func encodeHunks(hs []hunk, text bool) string {
+	if !text {
+		return "binary"
+	}
+	parts := make([]string, len(hs))
+	for i, h := range hs {
+		parts[i] = strconv.Itoa(h.start) + "," + strconv.Itoa(h.del) + "," + strconv.Itoa(h.add)
+	}
+	return strings.Join(parts, ";")
+}
+
+// linesOf counts the changes in enc against the range start-end (none: 0).
+func linesOf(enc string, start, end int) Lines {
+	if enc == "binary" {
+		return Lines{Known: true, Binary: true}
+	}
+	l := Lines{Known: true}
+	for _, p := range strings.Split(enc, ";") {
+		f := strings.Split(p, ",")
+		if len(f) != 3 {
+			continue
+		}
+		s, _ := strconv.Atoi(f[0])
+		del, _ := strconv.Atoi(f[1])
+		add, _ := strconv.Atoi(f[2])
+		n := max(del, add)
+		var inside bool
+		if del > 0 {
+			inside = s <= end && s+del-1 >= start
+		} else {
+			inside = s > start && s <= end // inserted between two anchored lines
+		}
+		if start > 0 && inside {
+			l.InRange += n
+		} else {
+			l.Elsewhere += n
+		}
+	}
+	return l
+}
+
+// objects reads the contents of ids from git's object database, in one
+// process; an ID git does not have is left out.
+func (k *Checker) objects(ctx context.Context, ids []string) map[string]string {
+	m := map[string]string{}
+	if len(ids) == 0 {
+		return m
+	}
+	out, err := k.git(ctx, strings.Join(ids, "\n")+"\n", "cat-file", "--batch")
+	if err != nil {
+		return m
+	}
+	for out != "" {
+		head, rest, ok := strings.Cut(out, "\n")
+		if !ok {
+			break
+		}
+		f := strings.Fields(head)
+		if len(f) != 3 {
+			out = rest // "<id> missing"
+			continue
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil || size+1 > len(rest) {
+			break
+		}
+		if f[1] == "blob" {
+			m[f[0]] = rest[:size]
+		}
+		out = rest[size+1:]
+	}
+	return m
+}

@@ -1,0 +1,248 @@
+package anchor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"lore/gitrepo"
+	"lore/record"
+)
+
+// Repo is the git repository anchors are relative to.
+type Repo struct {
+	Root   string              // the top of its working tree
+	Getenv func(string) string // git's variables, as the CLI has them
+}
+
+func (g Repo) git(ctx context.Context, stdin string, args ...string) (string, error) {
+	return gitrepo.RunInput(ctx, g.Getenv, g.Root, stdin, args...)
+}
+
+// Spec is a --file value: a path, relative to the working directory, and
+// an optional line range.
+type Spec struct {
+	Path       string
+	Start, End int
+}
+
+// ParseSpec reads path[:start-end] or path[:line].
+func ParseSpec(s string) (Spec, error) {
+	if s == "" {
+		return Spec{}, errors.New("--file: empty path")
+	}
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 || !isRange(s[i+1:]) {
+		return Spec{Path: s}, nil
+	}
+	sp := Spec{Path: s[:i]}
+	a, b, found := strings.Cut(s[i+1:], "-")
+	var err1, err2 error
+	sp.Start, err1 = strconv.Atoi(a)
+	sp.End, err2 = sp.Start, nil
+	if found {
+		sp.End, err2 = strconv.Atoi(b)
+	}
+	switch {
+	case sp.Path == "":
+		return Spec{}, fmt.Errorf("--file %s: no path before the line range", s)
+	case err1 != nil || err2 != nil:
+		return Spec{}, fmt.Errorf("--file %s: line numbers too large", s)
+	case sp.Start < 1:
+		return Spec{}, fmt.Errorf("--file %s: lines are numbered from 1", s)
+	case sp.End < sp.Start:
+		return Spec{}, fmt.Errorf("--file %s: the range ends before it starts", s)
+	}
+	return sp, nil
+}
+
+// isRange: digits, or digits-digits.
+func isRange(s string) bool {
+	a, b, found := strings.Cut(s, "-")
+	digits := func(t string) bool { return t != "" && strings.Trim(t, "0123456789") == "" }
+	return digits(a) && (!found || digits(b))
+}
+
+// ErrNoCommits is a repository without a first commit: anchors need a
+// history to be checked against.
+var ErrNoCommits = errors.New("the repository has no commits yet; make a first commit, then anchor")
+
+// Resolve anchors specs, whose paths are relative to dir (the working
+// directory), to the repository's working tree as it is now. Every spec
+// is checked before anything is hashed, so a bad one means no anchor:
+// the caller writes nothing.
+func (g Repo) Resolve(ctx context.Context, dir string, specs []Spec) ([]record.Anchor, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	if _, err := g.git(ctx, "", "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+		return nil, ErrNoCommits
+	}
+	out := make([]record.Anchor, 0, len(specs))
+	var files, links []int // indexes into out, by how each is identified
+	for _, sp := range specs {
+		a, link, err := g.check(dir, sp)
+		if err != nil {
+			return nil, err
+		}
+		if link {
+			links = append(links, len(out))
+		} else {
+			files = append(files, len(out))
+		}
+		out = append(out, a)
+	}
+	if err := g.identify(ctx, out, files, links); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// check resolves one spec to a repository path and checks what it names:
+// an existing file inside the repository and outside any nested
+// repository, or a submodule (link), and a range within the file.
+func (g Repo) check(dir string, sp Spec) (a record.Anchor, link bool, err error) {
+	fail := func(format string, args ...any) (record.Anchor, bool, error) {
+		return record.Anchor{}, false, fmt.Errorf("--file %s: "+format, append([]any{sp.Path}, args...)...)
+	}
+	abs := sp.Path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(dir, abs)
+	}
+	abs = filepath.Clean(abs)
+	rel, err := filepath.Rel(g.Root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fail("outside the repository (%s)", g.Root)
+	}
+	rel = filepath.ToSlash(rel)
+	if rel == "." {
+		return fail("is the repository itself; anchor files in it")
+	}
+	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		return fail("is inside .git")
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return fail("no such file")
+	}
+	if sub := nestedRepo(g.Root, filepath.Dir(abs)); sub != "" {
+		return fail("is inside the submodule or nested repository %s; anchor it (--file %s) or keep this memory in its own repository", sub, sub)
+	}
+	if fi.IsDir() {
+		if _, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
+			if sp.Start > 0 {
+				return fail("is a submodule; a line range does not apply")
+			}
+			return record.Anchor{Path: rel}, true, nil
+		}
+		return fail("is a directory; anchor the files in it")
+	}
+	if !fi.Mode().IsRegular() {
+		return fail("is not a regular file")
+	}
+	a = record.Anchor{Path: rel, Start: sp.Start, End: sp.End}
+	if sp.Start > 0 {
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if binary(data) {
+			return fail("is a binary file; a line range does not apply")
+		}
+		if n := countLines(data); sp.End > n {
+			return fail("the range %d-%d is past the end of the file (%d lines)", sp.Start, sp.End, n)
+		}
+	}
+	return a, false, nil
+}
+
+// nestedRepo is the repository-relative directory of a git repository
+// (a submodule, or a clone inside the tree) that holds dir, or "".
+func nestedRepo(root, dir string) string {
+	for d := dir; d != root && len(d) > len(root); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			rel, _ := filepath.Rel(root, d)
+			return filepath.ToSlash(rel)
+		}
+	}
+	return ""
+}
+
+// identify fills in each anchor's object ID: files as git would hash
+// their content, submodules by the commit the repository records.
+func (g Repo) identify(ctx context.Context, out []record.Anchor, files, links []int) error {
+	paths := make([]string, len(files))
+	for i, k := range files {
+		paths[i] = out[k].Path
+	}
+	ids, err := g.hashFiles(ctx, paths)
+	if err != nil {
+		return err
+	}
+	for i, k := range files {
+		out[k].Blob = ids[i]
+	}
+	for _, k := range links {
+		id, err := g.gitlink(ctx, out[k].Path)
+		if err != nil {
+			return err
+		}
+		if id == "" {
+			return fmt.Errorf("--file %s: a repository inside this one that git does not know as a submodule; anchor its files in its own store", out[k].Path)
+		}
+		out[k].Blob = id
+	}
+	return nil
+}
+
+// hashFiles is the object ID git would give each file's content now
+// (hash-object, without -w: nothing is written), with the conversions
+// git itself applies (end of lines) and without the filter drivers a
+// repository config names, which lore never runs.
+func (g Repo) hashFiles(ctx context.Context, paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	out, err := g.git(ctx, strings.Join(paths, "\n")+"\n", "hash-object", "--stdin-paths")
+	if err != nil {
+		return nil, err
+	}
+	ids := strings.Fields(out)
+	if len(ids) != len(paths) {
+		return nil, fmt.Errorf("git hash-object: %d IDs for %d files", len(ids), len(paths))
+	}
+	return ids, nil
+}
+
+// gitlink is the commit the repository's index records for the submodule
+// at path, or "" if git does not know it as one.
+func (g Repo) gitlink(ctx context.Context, path string) (string, error) {
+	out, err := g.git(ctx, "", "ls-files", "--stage", "-z", "--", ":(literal)"+path)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range strings.Split(out, "\x00") {
+		meta, p, ok := strings.Cut(e, "\t")
+		if f := strings.Fields(meta); ok && p == path && len(f) == 3 && f[0] == "160000" {
+			return f[1], nil
+		}
+	}
+	return "", nil
+}
+
+// binary is git's test: a NUL byte in the first 8000.
+func binary(data []byte) bool {
+	return strings.IndexByte(string(data[:min(len(data), 8000)]), 0) >= 0
+}
+
+func countLines(data []byte) int {
+	n := strings.Count(string(data), "\n")
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}

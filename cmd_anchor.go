@@ -1,0 +1,304 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"lore/anchor"
+	"lore/gitrepo"
+	"lore/index"
+	"lore/record"
+	"lore/store"
+)
+
+// anchorHelp ends the help of every capture verb: what --file does.
+const anchorHelp = `
+
+--file path[:start-end] (repeatable) anchors the record to a file of the
+repository, and optionally to its lines: lore remembers the file's content
+(its git object ID) and later says when that code changed, moved or went
+('lore stale'). Without --file, the record is anchored to the files its
+text names that git tracks (anchors.auto in config.toml).`
+
+// anchorTo sets a new record's anchors: the files given, or else the
+// tracked files its text names. A --file that cannot be anchored is a
+// usage error, and nothing is written.
+func (e *env) anchorTo(s *store.Store, r *record.Record, files []string) error {
+	ctx := context.Background()
+	specs, err := parseSpecs(files)
+	if err != nil {
+		return err
+	}
+	repo, err := e.anchorRepo(s)
+	switch {
+	case err != nil && len(specs) > 0:
+		return usageError("", "--file: %v", err)
+	case err != nil:
+		return nil // nothing asked for, and nothing to anchor to
+	case len(specs) > 0:
+		r.Anchors, err = repo.Resolve(ctx, e.cwd, specs)
+		if err != nil {
+			return usageError("", "%v", err)
+		}
+	case s.Config.Anchors.Auto:
+		r.Anchors = repo.Named(ctx, r.SearchText())
+	}
+	return nil
+}
+
+func parseSpecs(files []string) ([]anchor.Spec, error) {
+	var specs []anchor.Spec
+	for _, f := range files {
+		sp, err := anchor.ParseSpec(f)
+		if err != nil {
+			return nil, usageError("", "%v", err)
+		}
+		specs = append(specs, sp)
+	}
+	return specs, nil
+}
+
+// anchorRepo is the repository the store's records are anchored in: the
+// one that holds the store.
+func (e *env) anchorRepo(s *store.Store) (anchor.Repo, error) {
+	r, err := gitrepo.FindRepo(s.Dir, e.getenv)
+	if err != nil {
+		return anchor.Repo{}, fmt.Errorf("the store %s is not inside a git repository", s.Dir)
+	}
+	return anchor.Repo{Root: r.Root, Getenv: e.getenv}, nil
+}
+
+// codeChecker checks the anchors of s's records (nil outside git).
+func (e *env) codeChecker(s *store.Store) *anchor.Checker { return anchor.ForStore(s.Dir, e.getenv) }
+
+const anchorCmdHelp = `Usage: lore anchor <id> [--file path[:start-end]]...
+
+Re-anchor a record to the code as it is now, as a new version of it. With
+--file, the record is anchored to those files instead. Without, each of its
+anchors moves to where its file is now (a rename git sees) and to the
+file's current content, keeping its line range; a file that is gone must
+be replaced with --file (or the record abandoned).`
+
+func cmdAnchor(ctx context.Context, e *env, args []string) error {
+	var o captureOptions
+	fs := newFlags("anchor")
+	fs.StringArrayVar(&o.files, "file", nil, "anchor to this `path[:start-end]` instead (repeatable)")
+	if err := e.parse(fs, anchorCmdHelp, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError("run 'lore anchor --help'", "anchor: want one record ID")
+	}
+	ref := fs.Arg(0)
+	kind, ok := record.KindOfID(ref)
+	if !ok {
+		return usageError("", "anchor: %q is not a record ID (dec-…, pat-…, fail-…, ho-…, obs-…)", ref)
+	}
+	specs, err := parseSpecs(o.files)
+	if err != nil {
+		return err
+	}
+	s, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	repo, err := e.anchorRepo(s)
+	if err != nil {
+		return usageError("", "anchor: %v", err)
+	}
+	var anchors []record.Anchor
+	if len(specs) > 0 {
+		if anchors, err = repo.Resolve(ctx, e.cwd, specs); err != nil {
+			return usageError("", "anchor: %v", err)
+		}
+	}
+	k := e.codeChecker(s)
+	r, err := s.Update(kind, ref, func(r *record.Record) error {
+		next := anchors
+		if len(specs) == 0 {
+			if next, err = reanchor(ctx, repo, k, r); err != nil {
+				return err
+			}
+		}
+		if slices.Equal(next, r.Anchors) {
+			return record.ErrUnchanged
+		}
+		r.Anchors = next
+		return nil
+	})
+	var ue *cliError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return e.printUpdated(r, err, "re-anchored", "is anchored to the code as it is")
+}
+
+// reanchor follows r's anchors to where their code is now.
+func reanchor(ctx context.Context, repo anchor.Repo, k *anchor.Checker, r *record.Record) ([]record.Anchor, error) {
+	if len(r.Anchors) == 0 {
+		return nil, usageError("name its files with --file", "anchor: %s has no anchors", r.Short())
+	}
+	states := k.Records(ctx, []*record.Record{r})[r.ID]
+	_ = k.Save()
+	specs := make([]anchor.Spec, len(states))
+	for i, st := range states {
+		if st.Status == anchor.Gone {
+			return nil, usageError("anchor it to what replaced it with --file, or abandon the record",
+				"anchor: %s: %s is gone", r.Short(), st.Anchor.Path)
+		}
+		specs[i] = anchor.Spec{Path: st.Path, Start: st.Anchor.Start, End: st.Anchor.End}
+	}
+	out, err := repo.Resolve(ctx, repo.Root, specs)
+	if err != nil {
+		return nil, usageError("anchor it with --file", "anchor: %s: %v", r.Short(), err)
+	}
+	return out, nil
+}
+
+const staleHelp = `Usage: lore stale [--json]
+
+List the records whose anchored code changed, moved or vanished since they
+were written, the newest change first, each with what changed and the
+commands to revise, re-anchor or retire it. Only records in force are
+listed (not abandoned, deprecated or triaged ones).`
+
+// staleRecord is a record with anchored code that is not as anchored.
+type staleRecord struct {
+	rec    *record.Record
+	states []anchor.State
+	when   time.Time // the newest change
+}
+
+func cmdStale(ctx context.Context, e *env, args []string) error {
+	fs := newFlags("stale")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := e.parse(fs, staleHelp, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("run 'lore stale --help'", "stale: takes no arguments")
+	}
+	s, snap, err := e.snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	k := e.codeChecker(s)
+	if k == nil {
+		return fmt.Errorf("stale: the store %s is not inside a git repository", s.Dir)
+	}
+	out, anchored := staleRecords(ctx, snap, k)
+	if *asJSON {
+		return e.printJSON(staleJSON(out))
+	}
+	for _, sr := range out {
+		fmt.Fprintln(e.stdout, e.listLine(sr.rec))
+		for _, st := range sr.states {
+			if st.Stale() {
+				fmt.Fprintf(e.stdout, "    %s%s\n", termSafe(st.Describe()), since(st.When))
+			}
+		}
+		fmt.Fprintf(e.stdout, "    %s\n", strings.Join(retire(sr.rec), "  |  "))
+	}
+	fmt.Fprintf(e.stderr, "lore: %d of %d anchored records have code that changed, moved or vanished\n", len(out), anchored)
+	return nil
+}
+
+// staleRecords are the records in force whose anchored code is not as
+// anchored, the newest change first, and how many records in force are
+// anchored at all.
+func staleRecords(ctx context.Context, snap *index.Snapshot, k *anchor.Checker) ([]staleRecord, int) {
+	var items []anchor.Item
+	var docs []int // docs[i]: the record of items[i]
+	snap.Anchored(func(doc int, anchors []record.Anchor) {
+		if _, st := snap.KindStatus(doc); st != record.StatusActive {
+			return
+		}
+		for _, a := range anchors {
+			items = append(items, anchor.Item{Anchor: a, Commit: func() string { return snap.Record(doc).Commit }})
+			docs = append(docs, doc)
+		}
+	})
+	states := k.Check(ctx, items)
+	_ = k.Save() // a cache that could not be written costs the next check only
+	var out []staleRecord
+	for i := 0; i < len(states); {
+		j := i
+		for j < len(states) && docs[j] == docs[i] {
+			j++
+		}
+		sr := staleRecord{states: states[i:j]}
+		for _, st := range sr.states {
+			if st.Stale() && st.When.After(sr.when) {
+				sr.when = st.When
+			}
+		}
+		if slices.ContainsFunc(sr.states, anchor.State.Stale) {
+			sr.rec = snap.Record(docs[i])
+			out = append(out, sr)
+		}
+		i = j
+	}
+	slices.SortStableFunc(out, func(a, b staleRecord) int {
+		if c := b.when.Compare(a.when); c != 0 {
+			return c
+		}
+		return strings.Compare(a.rec.ID, b.rec.ID)
+	})
+	return out, len(slices.Compact(slices.Clone(docs)))
+}
+
+func since(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return " (" + t.UTC().Format("2006-01-02") + ")"
+}
+
+// retire is what can be done about a record whose code moved on: revise
+// it, re-anchor it, or retire it as its kind allows.
+func retire(r *record.Record) []string {
+	id := r.Short()
+	cmds := []string{"lore anchor " + id}
+	switch r.Kind {
+	case record.Decision:
+		cmds = append([]string{fmt.Sprintf(`lore journal revise %s "…"`, id)}, append(cmds, "lore journal abandon "+id)...)
+	case record.Pattern:
+		cmds = append(cmds, "lore patterns deprecate "+id)
+	case record.Observation:
+		cmds = append(cmds, "lore inbox dismiss "+id)
+	}
+	return cmds
+}
+
+func staleJSON(out []staleRecord) []map[string]any {
+	list := make([]map[string]any, 0, len(out))
+	for _, sr := range out {
+		list = append(list, map[string]any{"record": recordJSON(sr.rec), "anchors": statesJSON(sr.states), "commands": retire(sr.rec)})
+	}
+	return list
+}
+
+func statesJSON(states []anchor.State) []map[string]any {
+	list := make([]map[string]any, 0, len(states))
+	for _, st := range states {
+		m := map[string]any{"path": st.Anchor.Path, "blob": st.Anchor.Blob, "state": st.Status.String()}
+		if st.Anchor.HasLines() {
+			m["start"], m["end"] = st.Anchor.Start, st.Anchor.End
+		}
+		if st.Status == anchor.Moved {
+			m["moved_to"] = st.Path
+		}
+		if st.Lines.Known {
+			m["lines_in_range"], m["lines_elsewhere"], m["binary"] = st.Lines.InRange, st.Lines.Elsewhere, st.Lines.Binary
+		}
+		if !st.When.IsZero() {
+			m["changed"] = st.When.UTC().Format(time.RFC3339)
+		}
+		list = append(list, m)
+	}
+	return list
+}
