@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"lore/gitrepo"
 	"lore/record"
@@ -49,15 +50,24 @@ func ParseSpec(s string) (Spec, error) {
 	}
 	switch {
 	case sp.Path == "":
-		return Spec{}, fmt.Errorf("--file %s: no path before the line range", s)
+		return Spec{}, fmt.Errorf("--file %s: no path before the line range", shown(s))
 	case err1 != nil || err2 != nil:
-		return Spec{}, fmt.Errorf("--file %s: line numbers too large", s)
+		return Spec{}, fmt.Errorf("--file %s: line numbers too large", shown(s))
 	case sp.Start < 1:
-		return Spec{}, fmt.Errorf("--file %s: lines are numbered from 1", s)
+		return Spec{}, fmt.Errorf("--file %s: lines are numbered from 1", shown(s))
 	case sp.End < sp.Start:
-		return Spec{}, fmt.Errorf("--file %s: the range ends before it starts", s)
+		return Spec{}, fmt.Errorf("--file %s: the range ends before it starts", shown(s))
 	}
 	return sp, nil
+}
+
+// shown is a path as an error names it: quoted if it holds anything that
+// would break the one line of the message.
+func shown(p string) string {
+	if strings.IndexFunc(p, unicode.IsControl) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 // isRange: digits, or digits-digits.
@@ -107,7 +117,7 @@ func (g Repo) Resolve(ctx context.Context, dir string, specs []Spec) ([]record.A
 // repository, or a submodule (link), and a range within the file.
 func (g Repo) check(dir string, sp Spec) (a record.Anchor, link bool, err error) {
 	fail := func(format string, args ...any) (record.Anchor, bool, error) {
-		return record.Anchor{}, false, fmt.Errorf("--file %s: "+format, append([]any{sp.Path}, args...)...)
+		return record.Anchor{}, false, fmt.Errorf("--file %s: "+format, append([]any{shown(sp.Path)}, args...)...)
 	}
 	abs := sp.Path
 	if !filepath.IsAbs(abs) {
@@ -192,7 +202,7 @@ func (g Repo) identify(ctx context.Context, out []record.Anchor, files, links []
 			return err
 		}
 		if id == "" {
-			return fmt.Errorf("--file %s: a repository inside this one that git does not know as a submodule; anchor its files in its own store", out[k].Path)
+			return fmt.Errorf("--file %s: a repository inside this one that git does not know as a submodule; anchor its files in its own store", shown(out[k].Path))
 		}
 		out[k].Blob = id
 	}
