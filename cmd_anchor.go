@@ -44,8 +44,10 @@ func (e *env) anchorTo(s *store.Store, r *record.Record, files []string) error {
 		if err != nil {
 			return usageError("", "%v", err)
 		}
-	case s.Config.Anchors.Auto:
-		r.Anchors = repo.Named(ctx, r.SearchText())
+	case s.Config.Anchors.Auto && s.Origin().Commit != "":
+		// Not before a first commit, as --file is not: anchors need a
+		// history to be checked against.
+		r.Anchors = repo.Named(ctx, r.SearchText(), s.Origin().Commit)
 	}
 	return nil
 }

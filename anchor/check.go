@@ -38,9 +38,10 @@ type State struct {
 // Stale reports whether the code is not as anchored.
 func (s State) Stale() bool { return s.Status != Fresh }
 
-// Item is an anchor to check and the commit its record was made at,
-// where rename detection starts: a function, as only an anchor whose
-// file is gone needs it (and a caller may have to decode the record).
+// Item is an anchor to check and, for an anchor that does not name the
+// commit it was made at, its record's: where rename detection starts. A
+// function, as only an anchor whose file is gone needs it (and a caller
+// may have to decode the record for it).
 type Item struct {
 	Anchor record.Anchor
 	Commit func() string
@@ -125,10 +126,10 @@ func (k *Checker) current(ctx context.Context, paths []string) map[string]fileEn
 		case err != nil:
 			cur[p] = fileEntry{}
 		case fi.IsDir():
+			// A submodule, checked out or not, or a file replaced by a
+			// directory: git's index tells.
 			cur[p] = fileEntry{}
-			if _, err := os.Lstat(filepath.Join(k.Root, filepath.FromSlash(p), ".git")); err == nil {
-				links = append(links, p)
-			}
+			links = append(links, p)
 		default:
 			e := fileEntry{mtime: fi.ModTime().UnixNano(), size: fi.Size(), ino: inode(fi)}
 			if c, ok := k.c.files[p]; ok && c.mtime == e.mtime && c.size == e.size && c.ino == e.ino && e.mtime < racy {
@@ -158,6 +159,12 @@ func (k *Checker) current(ctx context.Context, paths []string) map[string]fileEn
 	return cur
 }
 
+// A submodule is judged, at capture and after, by the commit the
+// repository records for it (git's index), not by what is checked out
+// inside it: a submodule moved to another commit is changed once that is
+// staged, and one not checked out (a clone without --recurse-submodules)
+// is not gone.
+
 // treeKey names the commit and the git index that renames and commit
 // times are derived from: HEAD, and the index file's stat.
 func (k *Checker) treeKey() string {
@@ -183,8 +190,8 @@ func (k *Checker) follow(ctx context.Context, items []Item, states []State, gone
 	var byBlob map[string]string
 	for _, i := range gone {
 		it := items[i]
-		commit := ""
-		if it.Commit != nil {
+		commit := it.Anchor.Commit
+		if commit == "" && it.Commit != nil {
 			commit = it.Commit()
 		}
 		key := [2]string{commit, it.Anchor.Path}
@@ -196,7 +203,7 @@ func (k *Checker) follow(ctx context.Context, items []Item, states []State, gone
 				renames[commit] = r
 			}
 			to, ok = r[it.Anchor.Path]
-			if !ok {
+			if !ok && r == nil { // git could not tell: no commit, or not in this clone
 				if byBlob == nil {
 					byBlob = k.trackedByID(ctx)
 				}

@@ -18,9 +18,10 @@ import (
 // left alone; at most maxNamed anchors are made this way.
 const maxNamed = 5
 
-// Named anchors the tracked files text names (see the rule above); it
-// returns nothing rather than fail, as nothing asked for these.
-func (g Repo) Named(ctx context.Context, text string) []record.Anchor {
+// Named anchors the tracked files text names (see the rule above) at
+// commit head; it returns nothing rather than fail, as nothing asked for
+// these.
+func (g Repo) Named(ctx context.Context, text, head string) []record.Anchor {
 	words := PathWords(text)
 	if len(words) == 0 {
 		return nil
@@ -59,7 +60,7 @@ func (g Repo) Named(ctx context.Context, text string) []record.Anchor {
 	}
 	out2 := make([]record.Anchor, len(paths))
 	for i, p := range paths {
-		out2[i] = record.Anchor{Path: p, Blob: ids[i]}
+		out2[i] = record.Anchor{Path: p, Blob: ids[i], Commit: head}
 	}
 	return out2
 }

@@ -89,9 +89,11 @@ func (g Repo) Resolve(ctx context.Context, dir string, specs []Spec) ([]record.A
 	if len(specs) == 0 {
 		return nil, nil
 	}
-	if _, err := g.git(ctx, "", "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+	head, err := g.git(ctx, "", "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
 		return nil, ErrNoCommits
 	}
+	head = strings.TrimSpace(head)
 	out := make([]record.Anchor, 0, len(specs))
 	var files, links []int // indexes into out, by how each is identified
 	for _, sp := range specs {
@@ -108,6 +110,9 @@ func (g Repo) Resolve(ctx context.Context, dir string, specs []Spec) ([]record.A
 	}
 	if err := g.identify(ctx, out, files, links); err != nil {
 		return nil, err
+	}
+	for i := range out {
+		out[i].Commit = head
 	}
 	return out, nil
 }
@@ -164,7 +169,7 @@ func (g Repo) check(dir string, sp Spec) (a record.Anchor, link bool, err error)
 			return fail("is a binary file; a line range does not apply")
 		}
 		if n := countLines(data); sp.End > n {
-			return fail("the range %d-%d is past the end of the file (%d lines)", sp.Start, sp.End, n)
+			return fail("the range %d-%d is past the end of the file (%d %s)", sp.Start, sp.End, n, plural(n, "line"))
 		}
 	}
 	return a, false, nil

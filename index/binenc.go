@@ -145,6 +145,7 @@ func encodeRecord(e *encoder, r *record.Record) {
 		e.str(a.Blob)
 		e.uint(uint64(a.Start))
 		e.uint(uint64(a.End))
+		e.str(a.Commit)
 	}
 	e.uint(uint64(r.V))
 	e.str(r.ID)
@@ -186,7 +187,7 @@ func decodeAnchors(d *decoder) []record.Anchor {
 	}
 	out := make([]record.Anchor, n)
 	for i := range out {
-		out[i] = record.Anchor{Path: d.str(), Blob: d.str(), Start: int(d.uint()), End: int(d.uint())}
+		out[i] = record.Anchor{Path: d.str(), Blob: d.str(), Start: int(d.uint()), End: int(d.uint()), Commit: d.str()}
 	}
 	return out
 }

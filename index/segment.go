@@ -23,7 +23,7 @@ import (
 // Layout: magic, a header of counts and section lengths, the tokenizer's
 // version, then the sections in the order of the fields below.
 
-const segMagic = "LORESEG5"
+const segMagic = "LORESEG6"
 
 const (
 	rowSize = 56

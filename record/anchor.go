@@ -10,15 +10,17 @@ import (
 // Anchor ties a record to the code it is about: a file of the repository
 // (a path relative to its root, with forward slashes), the git object ID
 // of that file's content when the record was made, as git would store it
-// (a blob, or the commit of a submodule), and optionally the lines the
-// record is about. Whether the code has changed since is derived by
+// (a blob, or the commit of a submodule), the commit checked out then
+// (where git's rename detection starts, whatever later versions of the
+// record were made at), and optionally the lines the record is about. Whether the code has changed since is derived by
 // comparing that ID with the file's today (package anchor); the record
 // keeps only what was true when it was written.
 type Anchor struct {
 	Path  string `json:"path" toml:"path"`
 	Blob  string `json:"blob" toml:"blob"`
-	Start int    `json:"start,omitempty" toml:"start,omitzero"`
-	End   int    `json:"end,omitempty" toml:"end,omitzero"`
+	Start  int    `json:"start,omitempty" toml:"start,omitzero"`
+	End    int    `json:"end,omitempty" toml:"end,omitzero"`
+	Commit string `json:"commit,omitempty" toml:"commit,omitempty"`
 }
 
 // HasLines reports whether the anchor names a line range.
@@ -42,6 +44,8 @@ func (a Anchor) Validate() error {
 		return &FieldError{"anchors.path", a.Path, "a path relative to the repository root, inside it"}
 	case !ObjectID(a.Blob):
 		return &FieldError{"anchors.blob", a.Blob, "a git object ID (40 or 64 hex digits)"}
+	case a.Commit != "" && !ObjectID(a.Commit):
+		return &FieldError{"anchors.commit", a.Commit, "a git commit ID (40 or 64 hex digits)"}
 	case a.Start < 0 || a.End < a.Start || (a.Start == 0) != (a.End == 0):
 		return &FieldError{"anchors.lines", fmt.Sprintf("%d-%d", a.Start, a.End), "a range start-end with 1 <= start <= end"}
 	}

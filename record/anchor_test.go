@@ -11,7 +11,7 @@ func anchored(kind Kind) *Record {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	return &Record{V: FormatVersion, ID: NewID(kind, now), Kind: kind, Time: now, Created: now, Text: "invoice rounding",
 		Anchors: []Anchor{
-			{Path: "internal/billing/invoice.go", Blob: strings.Repeat("ab", 20), Start: 10, End: 40},
+			{Path: "internal/billing/invoice.go", Blob: strings.Repeat("ab", 20), Start: 10, End: 40, Commit: strings.Repeat("c", 40)},
 			{Path: "README.md", Blob: strings.Repeat("0f", 32)},
 		}}
 }
@@ -60,6 +60,7 @@ func TestAnchorValidate(t *testing.T) {
 		"reversed":      {Path: "a.go", Blob: blob, Start: 9, End: 3},
 		"half a range":  {Path: "a.go", Blob: blob, Start: 3},
 		"negative line": {Path: "a.go", Blob: blob, Start: -1, End: 2},
+		"bad commit":    {Path: "a.go", Blob: blob, Commit: "HEAD"},
 	}
 	for name, a := range bad {
 		if a.Validate() == nil {
