@@ -220,7 +220,11 @@ func staleRecords(ctx context.Context, snap *index.Snapshot, k *anchor.Checker) 
 			return
 		}
 		for _, a := range anchors {
-			items = append(items, anchor.Item{Anchor: a, Commit: func() string { return snap.Record(doc).Commit }})
+			it := anchor.Item{Anchor: a}
+			if a.Commit == "" { // an anchor written by hand: its record's commit
+				it.Commit = func() string { return snap.Record(doc).Commit }
+			}
+			items = append(items, it)
 			docs = append(docs, doc)
 		}
 	})

@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"lore/gitrepo"
@@ -51,6 +53,9 @@ type Item struct {
 // cache.go). It is not safe for concurrent use.
 type Checker struct {
 	Repo
+	// Exclude is a directory (relative to the root) rename detection
+	// leaves out: the store's own, whose shards only ever come and go.
+	Exclude   string
 	cacheFile string
 	c         *cache
 	dirty     bool
@@ -113,26 +118,29 @@ func (k *Checker) Save() error {
 // from git.
 func (k *Checker) current(ctx context.Context, paths []string) map[string]fileEntry {
 	cur := make(map[string]fileEntry, len(paths))
+	var distinct []string
+	for _, p := range paths {
+		if _, done := cur[p]; !done {
+			cur[p] = fileEntry{}
+			distinct = append(distinct, p)
+		}
+	}
+	infos := k.stat(distinct)
 	var hash, links []string
 	// A file modified this close to the cache's writing may have changed
 	// again within the same timestamp tick (git's "racy clean").
 	racy := k.c.written.Add(-2 * time.Second).UnixNano()
-	for _, p := range paths {
-		if _, done := cur[p]; done {
-			continue
-		}
-		fi, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(p)))
+	for i, p := range distinct {
+		fi := infos[i]
 		switch {
-		case err != nil:
-			cur[p] = fileEntry{}
+		case fi == nil:
 		case fi.IsDir():
 			// A submodule, checked out or not, or a file replaced by a
 			// directory: git's index tells.
-			cur[p] = fileEntry{}
 			links = append(links, p)
 		default:
 			e := fileEntry{mtime: fi.ModTime().UnixNano(), size: fi.Size(), ino: inode(fi)}
-			if c, ok := k.c.files[p]; ok && c.mtime == e.mtime && c.size == e.size && c.ino == e.ino && e.mtime < racy {
+			if c, ok := k.c.file(p); ok && c.mtime == e.mtime && c.size == e.size && c.ino == e.ino && e.mtime < racy {
 				cur[p] = c
 				continue
 			}
@@ -146,7 +154,7 @@ func (k *Checker) current(ctx context.Context, paths []string) map[string]fileEn
 				e := cur[p]
 				e.id = ids[i]
 				cur[p] = e
-				k.c.files[p] = e
+				k.c.set(fileKey(p), e.value())
 			}
 			k.dirty = true
 		}
@@ -157,6 +165,28 @@ func (k *Checker) current(ctx context.Context, paths []string) map[string]fileEn
 		}
 	}
 	return cur
+}
+
+// stat stats each path in the working tree (nil: not there), on every
+// core for a long list: lore stale stats every anchored file.
+func (k *Checker) stat(paths []string) []os.FileInfo {
+	out := make([]os.FileInfo, len(paths))
+	workers := 1
+	if len(paths) >= 512 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(paths); i += workers {
+				if fi, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(paths[i]))); err == nil {
+					out[i] = fi
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // A submodule is judged, at capture and after, by the commit the
@@ -184,7 +214,8 @@ func (k *Checker) treeKey() string {
 // another tracked path. It also dates each gone path's last commit.
 func (k *Checker) follow(ctx context.Context, items []Item, states []State, gone []int) {
 	if key := k.treeKey(); key != k.c.tree {
-		k.c.tree, k.c.moves, k.c.when, k.dirty = key, map[[2]string]string{}, map[string]int64{}, true
+		k.c.setTree(key)
+		k.dirty = true
 	}
 	renames := map[string]map[string]string{} // commit → old path → new
 	var byBlob map[string]string
@@ -194,8 +225,7 @@ func (k *Checker) follow(ctx context.Context, items []Item, states []State, gone
 		if commit == "" && it.Commit != nil {
 			commit = it.Commit()
 		}
-		key := [2]string{commit, it.Anchor.Path}
-		to, known := k.c.moves[key]
+		to, known := k.c.move(commit, it.Anchor.Path)
 		if !known {
 			r, ok := renames[commit]
 			if !ok && commit != "" {
@@ -209,7 +239,8 @@ func (k *Checker) follow(ctx context.Context, items []Item, states []State, gone
 				}
 				to = byBlob[it.Anchor.Blob]
 			}
-			k.c.moves[key], k.dirty = to, true
+			k.c.set(moveKey(commit, it.Anchor.Path), field(to))
+			k.dirty = true
 		}
 		if to == "" {
 			states[i].When = k.lastCommit(ctx, it.Anchor.Path)
@@ -231,7 +262,11 @@ func (k *Checker) follow(ctx context.Context, items []Item, states []State, gone
 // tree (what is committed, staged or changed in tracked files) to their
 // new paths; nil if git cannot tell.
 func (k *Checker) renames(ctx context.Context, commit string) map[string]string {
-	out, err := k.git(ctx, "", "diff", "--find-renames", "--name-status", "-z", commit, "--")
+	args := []string{"diff", "--find-renames", "--name-status", "-z", commit, "--"}
+	if k.Exclude != "" {
+		args = append(args, ".", ":(exclude)"+k.Exclude)
+	}
+	out, err := k.git(ctx, "", args...)
 	if err != nil {
 		return nil
 	}
@@ -272,12 +307,14 @@ func (k *Checker) trackedByID(ctx context.Context) map[string]string {
 // lastCommit is when the last commit that touched path was made (for a
 // path that is gone, when it went), or zero.
 func (k *Checker) lastCommit(ctx context.Context, path string) time.Time {
-	t, ok := k.c.when[path]
+	v, ok := k.c.get(whenKey(path))
+	t, _ := strconv.ParseInt(v, 10, 64)
 	if !ok {
 		out, err := k.git(ctx, "", "log", "-1", "--format=%ct", "--", ":(literal)"+path)
 		t, _ = strconv.ParseInt(strings.TrimSpace(out), 10, 64)
 		if err == nil {
-			k.c.when[path], k.dirty = t, true
+			k.c.set(whenKey(path), strconv.FormatInt(t, 10))
+			k.dirty = true
 		}
 	}
 	if t == 0 {
@@ -294,5 +331,9 @@ func ForStore(dir string, getenv func(string) string) *Checker {
 	if err != nil {
 		return nil
 	}
-	return NewChecker(Repo{Root: r.Root, Getenv: getenv}, filepath.Join(dir, store.LocalDir, "anchors"))
+	k := NewChecker(Repo{Root: r.Root, Getenv: getenv}, filepath.Join(dir, store.LocalDir, "anchors"))
+	if rel, err := filepath.Rel(r.Root, dir); err == nil && record.CleanRepoPath(filepath.ToSlash(rel)) {
+		k.Exclude = filepath.ToSlash(rel)
+	}
+	return k
 }

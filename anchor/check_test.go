@@ -133,9 +133,12 @@ func TestCacheIsKeyedByStat(t *testing.T) {
 	}
 	// Forge the cached ID: a checker that reads this cache must take it.
 	c := readCache(cacheFile)
-	e := c.files["a.go"]
+	e, ok := c.file("a.go")
+	if !ok {
+		t.Fatal("a.go is not in the cache")
+	}
 	e.id = strings.Repeat("0", 40)
-	c.files["a.go"] = e
+	c.set(fileKey("a.go"), e.value())
 	if err := c.write(cacheFile, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -180,54 +183,86 @@ func TestLinesOf(t *testing.T) {
 	}
 }
 
+// Entries written are found again, by bisection in the file as read, and
+// a new tree voids the rename and date entries but not the rest.
 func TestCacheRoundTrip(t *testing.T) {
-	c := newCache()
-	c.files["a\tb\n.go"] = fileEntry{mtime: 5, size: 6, ino: 7, id: "x"}
-	c.files["gone.go"] = fileEntry{mtime: 1}
-	c.diffs[[2]string{"o", "n"}] = "1,2,3"
-	c.tree = "head:1:2"
-	c.moves[[2]string{"abc", "old.go"}] = ""
-	c.moves[[2]string{"abc", "b.go"}] = "c d.go"
-	c.when["old.go"] = 42
+	c := readCache(filepath.Join(t.TempDir(), "none"))
+	c.setTree("head:1:2")
+	entries := map[string]string{
+		fileKey("a\tb\n.go"):     fileEntry{mtime: 5, size: 6, ino: 7, id: "x"}.value(),
+		fileKey("a.go"):          fileEntry{mtime: 1}.value(),
+		fileKey("a.go.bak"):      fileEntry{mtime: 2}.value(),
+		diffKey("o", "n"):        "1,2,3",
+		moveKey("abc", "old.go"): field(""),
+		moveKey("abc", "b.go"):   field("c d.go"),
+		whenKey("old.go"):        "42",
+	}
+	for k, v := range entries {
+		c.set(k, v)
+	}
 	name := filepath.Join(t.TempDir(), "anchors")
 	if err := c.write(name, time.Unix(0, 99)); err != nil {
 		t.Fatal(err)
 	}
 	back := readCache(name)
-	if back.written.UnixNano() != 99 || back.tree != c.tree || len(back.files) != 2 || back.files["a\tb\n.go"] != c.files["a\tb\n.go"] ||
-		back.diffs[[2]string{"o", "n"}] != "1,2,3" || back.moves[[2]string{"abc", "b.go"}] != "c d.go" ||
-		back.moves[[2]string{"abc", "old.go"}] != "" || len(back.moves) != 2 || back.when["old.go"] != 42 {
-		t.Errorf("read back %+v", back)
+	if back.written.UnixNano() != 99 || back.tree != "head:1:2" || len(back.starts) != len(entries) {
+		t.Fatalf("read back: written %v, tree %q, %d lines", back.written, back.tree, len(back.starts))
+	}
+	for k, v := range entries {
+		if got, ok := back.get(k); !ok || got != v {
+			t.Errorf("%q: %q, %v; want %q", k, got, ok, v)
+		}
+	}
+	if to, ok := back.move("abc", "b.go"); !ok || to != "c d.go" {
+		t.Errorf("move: %q %v", to, ok)
+	}
+	if _, ok := back.get(fileKey("a")); ok {
+		t.Error("a key found by its prefix")
+	}
+	back.setTree("head:3:4")
+	if _, ok := back.move("abc", "b.go"); ok {
+		t.Error("a rename survived a new tree")
+	}
+	if err := back.write(name, time.Unix(0, 100)); err != nil {
+		t.Fatal(err)
+	}
+	again := readCache(name)
+	if _, ok := again.get(whenKey("old.go")); ok || len(again.starts) != 4 {
+		t.Errorf("after a new tree: %d entries", len(again.starts))
+	}
+	if e, ok := again.file("a\tb\n.go"); !ok || e.ino != 7 {
+		t.Errorf("file entry lost: %+v %v", e, ok)
 	}
 	os.WriteFile(name, []byte("something else\nf\tx\t1\t2\t3\tid\n"), 0o644)
-	if got := readCache(name); len(got.files) != 0 {
+	if got := readCache(name); len(got.starts) != 0 {
 		t.Error("a file that is not a cache was read as one")
 	}
 }
 
-// Whatever the cache file holds, reading it does not fail, and what was
-// read writes back to a file that reads the same.
+// Whatever the cache file holds, reading it and looking things up does
+// not fail, and every entry written back is found by bisection.
 func FuzzReadCache(f *testing.F) {
-	f.Add(cacheHeader + "\t5\nf\ta.go\t1\t2\t3\tid\nd\to\tn\t1,2,3\nt\tk\nm\tc\tp\t\"\"\nw\tp\t9\n")
-	f.Add(cacheHeader + "\t5\nf\t\"a\\tb\"\t1\t2\t3\tid\n")
+	f.Add(cacheHeader + "\t5\tk\nd\to\tn\t1,2,3\nf\ta.go\t1\t2\t3\tid\nm\tc\tp\t\"\"\nw\tp\t9\n")
+	f.Add(cacheHeader + "\t5\t\nf\t\"a\\tb\"\t1\t2\t3\tid\n")
 	f.Fuzz(func(t *testing.T, data string) {
-		dir := t.TempDir()
-		name := filepath.Join(dir, "anchors")
+		name := filepath.Join(t.TempDir(), "anchors")
 		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		c := readCache(name)
+		c.file("a.go")
+		c.move("c", "p")
+		c.get(diffKey("o", "n"))
 		if err := c.write(name, c.written); err != nil {
 			t.Fatal(err)
 		}
 		again := readCache(name)
-		if len(again.files) != len(c.files) || len(again.diffs) != len(c.diffs) || again.tree != c.tree ||
-			(c.tree != "" && (len(again.moves) != len(c.moves) || len(again.when) != len(c.when))) {
-			t.Fatalf("read %+v, wrote it, read back %+v", c, again)
-		}
-		for p, e := range c.files {
-			if again.files[p] != e {
-				t.Fatalf("file %q: %+v became %+v", p, e, again.files[p])
+		for i := range again.starts {
+			l := again.line(i)
+			f := strings.SplitN(l, "\t", keyFields[l[0]]+1)
+			k := strings.Join(f[:len(f)-1], "\t")
+			if v, ok := again.get(k); !ok || k+"\t"+v != l {
+				t.Fatalf("line %q written, but looking %q up finds %q, %v", l, k, v, ok)
 			}
 		}
 	})

@@ -41,7 +41,7 @@ func (k *Checker) count(ctx context.Context, states []State) {
 		if st.id == "" {
 			continue
 		}
-		if _, ok := k.c.diffs[[2]string{st.Anchor.Blob, st.id}]; !ok {
+		if _, ok := k.c.get(diffKey(st.Anchor.Blob, st.id)); !ok {
 			want = append(want, st.Anchor.Blob)
 		}
 	}
@@ -51,8 +51,8 @@ func (k *Checker) count(ctx context.Context, states []State) {
 		if st.id == "" {
 			continue
 		}
-		key := [2]string{st.Anchor.Blob, st.id}
-		enc, ok := k.c.diffs[key]
+		key := diffKey(st.Anchor.Blob, st.id)
+		enc, ok := k.c.get(key)
 		if !ok {
 			before, found := old[st.Anchor.Blob]
 			if !found {
@@ -63,7 +63,8 @@ func (k *Checker) count(ctx context.Context, states []State) {
 				continue
 			}
 			enc = encodeHunks(compare(before, string(after)))
-			k.c.diffs[key], k.dirty = enc, true
+			k.c.set(key, enc)
+			k.dirty = true
 		}
 		st.Lines = linesOf(enc, st.Anchor.Start, st.Anchor.End)
 	}
