@@ -16,8 +16,8 @@ import (
 // comparing that ID with the file's today (package anchor); the record
 // keeps only what was true when it was written.
 type Anchor struct {
-	Path  string `json:"path" toml:"path"`
-	Blob  string `json:"blob" toml:"blob"`
+	Path   string `json:"path" toml:"path"`
+	Blob   string `json:"blob" toml:"blob"`
 	Start  int    `json:"start,omitempty" toml:"start,omitzero"`
 	End    int    `json:"end,omitempty" toml:"end,omitzero"`
 	Commit string `json:"commit,omitempty" toml:"commit,omitempty"`
