@@ -87,7 +87,7 @@ func (k *Checker) Check(ctx context.Context, items []Item) []State {
 		f := cur[a.Path]
 		states[i] = State{Anchor: a, Path: a.Path}
 		switch {
-		case f.id == a.Blob:
+		case f.id == a.Blob || f.id == unknown:
 		case f.id == "":
 			states[i].Status = Gone
 			gone = append(gone, i)
@@ -149,20 +149,26 @@ func (k *Checker) current(ctx context.Context, paths []string) map[string]fileEn
 		}
 	}
 	if len(hash) > 0 {
-		if ids, err := k.hashFiles(ctx, hash); err == nil {
-			for i, p := range hash {
-				e := cur[p]
-				e.id = ids[i]
+		ids, err := k.hashFiles(ctx, hash)
+		for i, p := range hash {
+			e := cur[p]
+			if err != nil {
+				e.id = unknown // git could not hash it: claim nothing
 				cur[p] = e
-				k.c.set(fileKey(p), e.value())
+				continue
 			}
+			e.id = ids[i]
+			cur[p] = e
+			k.c.set(fileKey(p), e.value())
 			k.dirty = true
 		}
 	}
 	for _, p := range links {
-		if id, err := k.gitlink(ctx, p); err == nil {
-			cur[p] = fileEntry{id: id}
+		id, err := k.gitlink(ctx, p)
+		if err != nil {
+			id = unknown
 		}
+		cur[p] = fileEntry{id: id}
 	}
 	return cur
 }
@@ -252,7 +258,7 @@ func (k *Checker) follow(ctx context.Context, items []Item, states []State, gone
 			continue
 		}
 		states[i].Status, states[i].Path, states[i].When = Moved, to, time.Unix(0, f.mtime)
-		if f.id != it.Anchor.Blob {
+		if f.id != it.Anchor.Blob && f.id != unknown {
 			states[i].id = f.id
 		}
 	}
@@ -322,6 +328,11 @@ func (k *Checker) lastCommit(ctx context.Context, path string) time.Time {
 	}
 	return time.Unix(t, 0)
 }
+
+// unknown is the object ID of a file git failed to hash (no git, a
+// timeout): such an anchor is taken as fresh, as nothing is known
+// against it.
+const unknown = "?"
 
 // ForStore is the checker for the records of the store in dir: anchors
 // are relative to the git repository holding it, and the cache is the
