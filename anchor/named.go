@@ -58,11 +58,11 @@ func (g Repo) Named(ctx context.Context, text, head string) []record.Anchor {
 	if err != nil {
 		return nil
 	}
-	out2 := make([]record.Anchor, len(paths))
+	anchors := make([]record.Anchor, len(paths))
 	for i, p := range paths {
-		out2[i] = record.Anchor{Path: p, Blob: ids[i], Commit: head}
+		anchors[i] = record.Anchor{Path: p, Blob: ids[i], Commit: head}
 	}
-	return out2
+	return anchors
 }
 
 // PathWords are the words of text that look like files: trimmed of the
