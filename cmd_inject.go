@@ -108,6 +108,7 @@ func (e *env) explain(ix *inject.Index, text string, minRelevance float64, clock
 	return nil
 }
 
+// parenthesised is " (s)", or "" for no s.
 func parenthesised(s string) string {
 	if s == "" {
 		return ""

@@ -206,11 +206,11 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	for _, sc := range res {
-		stale := ""
+		fmt.Fprintf(e.stdout, "%s  %.2f", e.listLine(sc.Rec), sc.Score)
 		if sc.Stale != "" {
-			stale = "  (" + termSafe(sc.Stale) + ")"
+			fmt.Fprint(e.stdout, " ", termSafe(parenthesised(sc.Stale)))
 		}
-		fmt.Fprintf(e.stdout, "%s  %.2f%s\n", e.listLine(sc.Rec), sc.Score, stale)
+		fmt.Fprintln(e.stdout)
 	}
 	return nil
 }

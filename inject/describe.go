@@ -3,6 +3,7 @@ package inject
 import (
 	"fmt"
 
+	"lore/kinds"
 	"lore/record"
 )
 
@@ -10,4 +11,14 @@ import (
 // "[decision] dec-a1b2c3d4 Use JSONL for storage".
 func Summary(r *record.Record) string {
 	return record.OneLine(fmt.Sprintf("[%s] %s %s", r.Kind, r.Short(), r.Title()))
+}
+
+// recordEntry is r whole and summed up for a block, each with the clause
+// that says how its anchored code changed since ("" when it did not).
+func recordEntry(r *record.Record, stale string) Entry {
+	e := Entry{ID: r.ID, Full: kinds.Describe(r).Noted(stale).String(), Summary: Summary(r)}
+	if stale != "" {
+		e.Summary += " (" + stale + ")"
+	}
+	return e
 }

@@ -221,15 +221,16 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	slices.SortFunc(cs, byScore)
 	// Phrases need the records' words in order, and anchors their code
 	// checked: only the strongest candidates are decoded for them.
-	files := anchor.PathWords(text)
-	for i := range cs[:min(len(cs), phraseCandidates)] {
-		rec := ix.snap.Record(cs[i].d)
-		cs[i].sc.Phrases = q.phrases(rec)
-		ix.weighCode(&cs[i].sc, rec, files)
-		cs[i].sc.score()
+	strong := cs[:min(len(cs), phraseCandidates)]
+	recs := make([]*record.Record, len(strong))
+	scs := make([]*Scored, len(strong))
+	for i := range strong {
+		recs[i], scs[i] = ix.snap.Record(strong[i].d), &strong[i].sc
+		scs[i].Phrases = q.phrases(recs[i])
 	}
-	if ix.code != nil {
-		_ = ix.code.Save() // a cache that could not be written costs the next check only
+	ix.weighCode(scs, recs, anchor.PathWords(text))
+	for _, sc := range scs {
+		sc.score()
 	}
 	slices.SortFunc(cs, byScore)
 	var out []Scored
@@ -287,32 +288,37 @@ func (t *topK) findMin() {
 }
 
 // score combines the factors: evidence (term and phrase matches, boosted
-// when they cover the record's headline) weighted by kind, recency and
-// status.
+// when they cover the record's headline or the prompt names a file the
+// record is anchored to) weighted by kind, recency, status and whether its
+// code is still there.
 func (sc *Scored) score() {
 	sc.Evidence = (sc.Terms + sc.Phrases) * (1 + coverageBoost*sc.Coverage) * sc.Named
 	sc.Relevance = sc.Evidence * sc.Share
 	sc.Score = sc.Evidence * sc.Kind * sc.Recency * sc.Status * sc.Code
 }
 
-// weighCode sets the factors of a record's anchored code: the boost when
-// the prompt names one of its files, and, when its code is checked, the
-// clause that says how the code changed and the weight of a record whose
+// weighCode sets the code factors of the records scs score: the boost
+// when the prompt names one of a record's files, and, when code is
+// checked (all records in one check, so a cold cache costs one git), the
+// clause that says how its code changed and the weight of a record whose
 // code is all gone.
-func (ix *Index) weighCode(sc *Scored, r *record.Record, files []string) {
-	if len(r.Anchors) == 0 {
-		return
+func (ix *Index) weighCode(scs []*Scored, recs []*record.Record, files []string) {
+	var states map[string][]anchor.State
+	if ix.code != nil {
+		states = ix.code.Records(context.Background(), recs)
+		_ = ix.code.Save() // a cache that could not be written costs the next check only
 	}
-	if anchor.Mentioned(r.Anchors, files) {
-		sc.Named = ix.cfg.Anchors.NamedBoost
-	}
-	if ix.code == nil {
-		return
-	}
-	states := ix.code.Records(context.Background(), []*record.Record{r})[r.ID]
-	sc.Stale = anchor.Clause(states)
-	if anchor.AllGone(states) {
-		sc.Code = ix.cfg.Anchors.GoneWeight
+	for i, r := range recs {
+		if len(r.Anchors) == 0 {
+			continue
+		}
+		if anchor.Mentioned(r.Anchors, files) {
+			scs[i].Named = ix.cfg.Anchors.NamedBoost
+		}
+		scs[i].Stale = anchor.Clause(states[r.ID])
+		if anchor.AllGone(states[r.ID]) {
+			scs[i].Code = ix.cfg.Anchors.GoneWeight
+		}
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"lore/failures"
 	"lore/index"
 	"lore/internal/topk"
-	"lore/kinds"
 	"lore/patterns"
 	"lore/record"
 	"lore/transfer"
@@ -170,7 +169,7 @@ func (v *Resume) Entries() []Entry {
 		es = append(es, Entry{ID: "git", Full: g.text(), Summary: g.summary()})
 	}
 	for _, r := range append(slices.Clip(v.Decisions), v.Patterns...) {
-		es = append(es, v.entry(r))
+		es = append(es, recordEntry(r, v.Stale[r.ID]))
 	}
 	for _, t := range v.Failures {
 		tools := ""
@@ -185,16 +184,6 @@ func (v *Resume) Entries() []Entry {
 		es = append(es, Entry{ID: "inbox", Full: line, Summary: line})
 	}
 	return es
-}
-
-// entry is r whole and summed up, with how its code changed since.
-func (v *Resume) entry(r *record.Record) Entry {
-	stale := v.Stale[r.ID]
-	e := Entry{ID: r.ID, Full: kinds.Describe(r).Noted(stale).String(), Summary: Summary(r)}
-	if stale != "" {
-		e.Summary += " (" + stale + ")"
-	}
-	return e
 }
 
 func (g *GitChanges) text() string {

@@ -13,7 +13,6 @@ import (
 	"lore/anchor"
 	"lore/config"
 	"lore/index"
-	"lore/kinds"
 	"lore/receipts"
 	"lore/record"
 	"lore/store"
@@ -70,10 +69,7 @@ func promptContext(ix *Index, cfg *config.Config, prompt string, budgetTokens in
 			continue
 		}
 		recs[sc.Rec.ID] = sc.Rec
-		en := Entry{ID: sc.Rec.ID, Full: kinds.Describe(sc.Rec).Noted(sc.Stale).String(), Summary: Summary(sc.Rec)}
-		if sc.Stale != "" {
-			en.Summary += " (" + sc.Stale + ")"
-		}
+		en := recordEntry(sc.Rec, sc.Stale)
 		if seen != nil && seen.Has(sc.Rec.ID) {
 			en.SummaryOnly = true
 		} else {
