@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -196,14 +197,18 @@ func cmdStale(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return e.printJSON(staleJSON(out))
 	}
+	w := bufio.NewWriter(e.stdout) // a line per write costs a system call each
 	for _, sr := range out {
-		fmt.Fprintln(e.stdout, e.listLine(sr.rec))
+		fmt.Fprintln(w, e.listLine(sr.rec))
 		for _, st := range sr.states {
 			if st.Stale() {
-				fmt.Fprintf(e.stdout, "    %s%s\n", termSafe(st.Describe()), since(st.When))
+				fmt.Fprintf(w, "    %s%s\n", termSafe(st.Describe()), since(st.When))
 			}
 		}
-		fmt.Fprintf(e.stdout, "    %s\n", strings.Join(retire(sr.rec), "  |  "))
+		fmt.Fprintf(w, "    %s\n", strings.Join(retire(sr.rec), "  |  "))
+	}
+	if err := w.Flush(); err != nil {
+		return err
 	}
 	fmt.Fprintf(e.stderr, "lore: %d of %d anchored records have code that changed, moved or vanished\n", len(out), anchored)
 	return nil
@@ -213,40 +218,47 @@ func cmdStale(ctx context.Context, e *env, args []string) error {
 // anchored, the newest change first, and how many records in force are
 // anchored at all.
 func staleRecords(ctx context.Context, snap *index.Snapshot, k *anchor.Checker) ([]staleRecord, int) {
-	var items []anchor.Item
-	var docs []int // docs[i]: the record of items[i]
-	snap.Anchored(func(doc int, anchors []record.Anchor) {
-		if _, st := snap.KindStatus(doc); st != record.StatusActive {
-			return
-		}
-		for _, a := range anchors {
-			it := anchor.Item{Anchor: a}
-			if a.Commit == "" { // an anchor written by hand: its record's commit
-				it.Commit = func() string { return snap.Record(doc).Commit }
+	// Sized once: tens of thousands of anchors, grown by doubling, cost
+	// more than checking them.
+	anchors := make([]record.Anchor, 0, snap.Anchors())
+	docs := make([]int, 0, snap.Anchors()) // docs[i]: the record of anchors[i]
+	records := 0
+	snap.Anchored(func(doc int, as []record.Anchor) {
+		if _, st := snap.KindStatus(doc); st == record.StatusActive {
+			anchors = append(anchors, as...)
+			for range as {
+				docs = append(docs, doc)
 			}
-			items = append(items, it)
-			docs = append(docs, doc)
+			records++
 		}
 	})
-	states := k.Check(ctx, items)
+	// An anchor written by hand, without its commit: its record's.
+	commit := func(i int) string { return snap.Record(docs[i]).Commit }
+	states := k.Stale(ctx, anchors, commit)
 	_ = k.Save() // a cache that could not be written costs the next check only
 	var out []staleRecord
 	for i := 0; i < len(states); {
+		doc := docs[states[i].Index]
 		j := i
-		for j < len(states) && docs[j] == docs[i] {
+		for j < len(states) && docs[states[j].Index] == doc {
 			j++
 		}
-		sr := staleRecord{states: states[i:j]}
-		for _, st := range sr.states {
-			if st.Stale() && st.When.After(sr.when) {
+		sr := staleRecord{rec: snap.Record(doc)}
+		// Every anchor of the record, the fresh ones too: docs ascend,
+		// so its anchors start where its doc number first appears.
+		first, _ := slices.BinarySearch(docs, doc)
+		for p := first; p < len(docs) && docs[p] == doc; p++ {
+			st := anchor.State{Anchor: anchors[p], Path: anchors[p].Path, Index: p}
+			if i < j && states[i].Index == p {
+				st = states[i]
+				i++
+			}
+			if st.When.After(sr.when) {
 				sr.when = st.When
 			}
+			sr.states = append(sr.states, st)
 		}
-		if slices.ContainsFunc(sr.states, anchor.State.Stale) {
-			sr.rec = snap.Record(docs[i])
-			out = append(out, sr)
-		}
-		i = j
+		out = append(out, sr)
 	}
 	slices.SortStableFunc(out, func(a, b staleRecord) int {
 		if c := b.when.Compare(a.when); c != 0 {
@@ -254,7 +266,7 @@ func staleRecords(ctx context.Context, snap *index.Snapshot, k *anchor.Checker) 
 		}
 		return strings.Compare(a.rec.ID, b.rec.ID)
 	})
-	return out, len(slices.Compact(slices.Clone(docs)))
+	return out, records
 }
 
 func since(t time.Time) string {

@@ -34,20 +34,12 @@ type State struct {
 	Path   string    // where the code is now: the anchor's path, or where it moved
 	Lines  Lines     // what changed: for Changed, and Moved with a changed content
 	When   time.Time // when it changed, as far as known; zero if not
+	Index  int       // the anchor's position in what was checked
 	id     string    // the object ID at Path now, when it differs
 }
 
 // Stale reports whether the code is not as anchored.
 func (s State) Stale() bool { return s.Status != Fresh }
-
-// Item is an anchor to check and, for an anchor that does not name the
-// commit it was made at, its record's: where rename detection starts. A
-// function, as only an anchor whose file is gone needs it (and a caller
-// may have to decode the record for it).
-type Item struct {
-	Anchor record.Anchor
-	Commit func() string
-}
 
 // Checker derives anchors' states in one repository, through a cache (see
 // cache.go). It is not safe for concurrent use.
@@ -67,37 +59,62 @@ func NewChecker(repo Repo, cacheFile string) *Checker {
 	return &Checker{Repo: repo, cacheFile: cacheFile, now: time.Now}
 }
 
-// Check derives the state of each item's anchor, in the same order. What
-// git cannot tell (a commit missing from a shallow clone, an object not
-// in the repository) is left out rather than guessed: a moved file whose
-// rename git does not see is gone, a change it cannot count has no lines.
-func (k *Checker) Check(ctx context.Context, items []Item) []State {
+// Check derives the state of each anchor, in the same order. commit(i),
+// for an anchor that does not name the commit it was made at, is its
+// record's: where rename detection starts. A function, as only an anchor
+// whose file is gone needs it (and a caller may have to decode the record
+// for it); nil if none is known.
+//
+// What git cannot tell (a commit missing from a shallow clone, an object
+// not in the repository) is left out rather than guessed: a moved file
+// whose rename git does not see is gone, a change it cannot count has no
+// lines.
+func (k *Checker) Check(ctx context.Context, anchors []record.Anchor, commit func(i int) string) []State {
+	states := make([]State, len(anchors))
+	for i, a := range anchors {
+		states[i] = State{Anchor: a, Path: a.Path, Index: i}
+	}
+	for _, st := range k.Stale(ctx, anchors, commit) {
+		states[st.Index] = st
+	}
+	return states
+}
+
+// Stale is Check for the anchors whose code is not as anchored alone, in
+// order: lore stale checks tens of thousands, nearly all fresh.
+func (k *Checker) Stale(ctx context.Context, anchors []record.Anchor, commit func(i int) string) []State {
 	if k.c == nil {
 		k.c = readCache(k.cacheFile)
 	}
-	paths := make([]string, 0, len(items))
-	for _, it := range items {
-		paths = append(paths, it.Anchor.Path)
+	// Many anchors name the same few files: each file is looked at once.
+	at := make(map[string]int32, 64)
+	of := make([]int32, len(anchors)) // of[i]: anchors[i]'s path in paths
+	var paths []string
+	for i, a := range anchors {
+		j, ok := at[a.Path]
+		if !ok {
+			j = int32(len(paths))
+			at[a.Path] = j
+			paths = append(paths, a.Path)
+		}
+		of[i] = j
 	}
 	cur := k.current(ctx, paths)
-	states := make([]State, len(items))
-	var gone []int
-	for i, it := range items {
-		a := it.Anchor
-		f := cur[a.Path]
-		states[i] = State{Anchor: a, Path: a.Path}
+	var states []State
+	var gone []int // indices in states
+	for i, a := range anchors {
+		f := cur[of[i]]
 		switch {
 		case f.id == a.Blob || f.id == unknown:
 		case f.id == "":
-			states[i].Status = Gone
-			gone = append(gone, i)
+			gone = append(gone, len(states))
+			states = append(states, State{Anchor: a, Status: Gone, Path: a.Path, Index: i})
 		default:
-			states[i].Status = Changed
-			states[i].When, states[i].id = time.Unix(0, f.mtime), f.id
+			states = append(states, State{Anchor: a, Status: Changed, Path: a.Path, Index: i, When: time.Unix(0, f.mtime), id: f.id})
 		}
 	}
 	if len(gone) > 0 {
-		k.follow(ctx, items, states, gone)
+		k.follow(ctx, states, gone, commit)
 	}
 	k.count(ctx, states)
 	return states
@@ -113,62 +130,56 @@ func (k *Checker) Save() error {
 	return k.c.write(k.cacheFile, k.now())
 }
 
-// current is each path's object ID in the working tree now ("" if there
-// is no file), from the cache while a file's stat is what it was, else
-// from git.
-func (k *Checker) current(ctx context.Context, paths []string) map[string]fileEntry {
-	cur := make(map[string]fileEntry, len(paths))
-	var distinct []string
-	for _, p := range paths {
-		if _, done := cur[p]; !done {
-			cur[p] = fileEntry{}
-			distinct = append(distinct, p)
-		}
-	}
-	infos := k.stat(distinct)
-	var hash, links []string
+// current is each distinct path's object ID in the working tree now (""
+// if there is no file), from the cache while a file's stat is what it
+// was, else from git.
+func (k *Checker) current(ctx context.Context, paths []string) []fileEntry {
+	cur := make([]fileEntry, len(paths))
+	infos := k.stat(paths)
+	var hash, links []int
 	// A file modified this close to the cache's writing may have changed
 	// again within the same timestamp tick (git's "racy clean").
 	racy := k.c.written.Add(-2 * time.Second).UnixNano()
-	for i, p := range distinct {
+	for i, p := range paths {
 		fi := infos[i]
 		switch {
 		case fi == nil:
 		case fi.IsDir():
 			// A submodule, checked out or not, or a file replaced by a
 			// directory: git's index tells.
-			links = append(links, p)
+			links = append(links, i)
 		default:
 			e := fileEntry{mtime: fi.ModTime().UnixNano(), size: fi.Size(), ino: inode(fi)}
 			if c, ok := k.c.file(p); ok && c.mtime == e.mtime && c.size == e.size && c.ino == e.ino && e.mtime < racy {
-				cur[p] = c
+				cur[i] = c
 				continue
 			}
-			cur[p] = e
-			hash = append(hash, p)
+			cur[i] = e
+			hash = append(hash, i)
 		}
 	}
 	if len(hash) > 0 {
-		ids, err := k.hashFiles(ctx, hash)
-		for i, p := range hash {
-			e := cur[p]
+		names := make([]string, len(hash))
+		for j, i := range hash {
+			names[j] = paths[i]
+		}
+		ids, err := k.hashFiles(ctx, names)
+		for j, i := range hash {
 			if err != nil {
-				e.id = unknown // git could not hash it: claim nothing
-				cur[p] = e
+				cur[i].id = unknown // git could not hash it: claim nothing
 				continue
 			}
-			e.id = ids[i]
-			cur[p] = e
-			k.c.set(fileKey(p), e.value())
+			cur[i].id = ids[j]
+			k.c.set(fileKey(paths[i]), cur[i].value())
 			k.dirty = true
 		}
 	}
-	for _, p := range links {
-		id, err := k.gitlink(ctx, p)
+	for _, i := range links {
+		id, err := k.gitlink(ctx, paths[i])
 		if err != nil {
 			id = unknown
 		}
-		cur[p] = fileEntry{id: id}
+		cur[i] = fileEntry{id: id}
 	}
 	return cur
 }
@@ -218,7 +229,7 @@ func (k *Checker) treeKey() string {
 // detection between the record's commit and the working tree, or, where
 // that commit is not in this clone, the anchored content unchanged at
 // another tracked path. It also dates each gone path's last commit.
-func (k *Checker) follow(ctx context.Context, items []Item, states []State, gone []int) {
+func (k *Checker) follow(ctx context.Context, states []State, gone []int, commitOf func(i int) string) {
 	if key := k.treeKey(); key != k.c.tree {
 		k.c.setTree(key)
 		k.dirty = true
@@ -226,39 +237,39 @@ func (k *Checker) follow(ctx context.Context, items []Item, states []State, gone
 	renames := map[string]map[string]string{} // commit → old path → new
 	var byBlob map[string]string
 	for _, i := range gone {
-		it := items[i]
-		commit := it.Anchor.Commit
-		if commit == "" && it.Commit != nil {
-			commit = it.Commit()
+		a := states[i].Anchor
+		commit := a.Commit
+		if commit == "" && commitOf != nil {
+			commit = commitOf(states[i].Index)
 		}
-		to, known := k.c.move(commit, it.Anchor.Path)
+		to, known := k.c.move(commit, a.Path)
 		if !known {
 			r, ok := renames[commit]
 			if !ok && commit != "" {
 				r = k.renames(ctx, commit)
 				renames[commit] = r
 			}
-			to, ok = r[it.Anchor.Path]
+			to, ok = r[a.Path]
 			if !ok && r == nil { // git could not tell: no commit, or not in this clone
 				if byBlob == nil {
 					byBlob = k.trackedByID(ctx)
 				}
-				to = byBlob[it.Anchor.Blob]
+				to = byBlob[a.Blob]
 			}
-			k.c.set(moveKey(commit, it.Anchor.Path), field(to))
+			k.c.set(moveKey(commit, a.Path), field(to))
 			k.dirty = true
 		}
 		if to == "" {
-			states[i].When = k.lastCommit(ctx, it.Anchor.Path)
+			states[i].When = k.lastCommit(ctx, a.Path)
 			continue
 		}
-		f := k.current(ctx, []string{to})[to]
+		f := k.current(ctx, []string{to})[0]
 		if f.id == "" {
-			states[i].When = k.lastCommit(ctx, it.Anchor.Path)
+			states[i].When = k.lastCommit(ctx, a.Path)
 			continue
 		}
 		states[i].Status, states[i].Path, states[i].When = Moved, to, time.Unix(0, f.mtime)
-		if f.id != it.Anchor.Blob && f.id != unknown {
+		if f.id != a.Blob && f.id != unknown {
 			states[i].id = f.id
 		}
 	}

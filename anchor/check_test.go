@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -58,18 +59,14 @@ func lines(n int) string {
 
 func TestCheckFollowsTheCode(t *testing.T) {
 	ctx := context.Background()
-	g := gitRepo(t, map[string]string{"a.go": lines(30), "b.go": lines(20), "c.go": lines(10)})
+	g := gitRepo(t, map[string]string{"a.go": lines(30), "b.go": lines(20), "c.go": lines(10), "d.go": lines(5)})
 	head := run(t, g.Root, "rev-parse", "HEAD")
-	as, err := g.Resolve(ctx, g.Root, []Spec{{Path: "a.go", Start: 5, End: 10}, {Path: "b.go"}, {Path: "c.go"}})
+	as, err := g.Resolve(ctx, g.Root, []Spec{{Path: "a.go", Start: 5, End: 10}, {Path: "b.go"}, {Path: "c.go"}, {Path: "d.go"}, {Path: "a.go"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	items := make([]Item, len(as))
-	for i, a := range as {
-		items[i] = Item{Anchor: a, Commit: func() string { return head }}
-	}
 	k := NewChecker(g, filepath.Join(t.TempDir(), "anchors"))
-	check := func() []State { t.Helper(); return k.Check(ctx, items) }
+	check := func() []State { t.Helper(); return k.Check(ctx, as, func(int) string { return head }) }
 	for _, st := range check() {
 		if st.Status != Fresh {
 			t.Fatalf("right after capture: %s", st.Describe())
@@ -88,13 +85,25 @@ func TestCheckFollowsTheCode(t *testing.T) {
 		"a.go:5-10 changed since, 2 lines in 5-10, 3 in all",
 		"b.go moved to renamed.go",
 		"c.go gone",
+		"",
+		"a.go changed since, 3 lines",
 	}
 	for i, st := range got {
-		if st.Describe() != want[i] {
-			t.Errorf("anchor %d: %q, want %q", i, st.Describe(), want[i])
+		if d := st.Describe(); st.Stale() && d != want[i] || !st.Stale() && want[i] != "" {
+			t.Errorf("anchor %d: %s %q, want %q", i, st.Status, d, want[i])
 		}
 	}
-	if c := Clause(got); c != "a.go changed since, 2 lines in 5-10, 3 in all; b.go moved to renamed.go; 1 more files changed" {
+	// Stale is the same states without the fresh ones, each with its index.
+	var stale []State
+	for _, st := range got {
+		if st.Stale() {
+			stale = append(stale, st)
+		}
+	}
+	if s := k.Stale(ctx, as, func(int) string { return head }); !reflect.DeepEqual(s, stale) || s[3].Index != 4 {
+		t.Errorf("Stale = %+v, want %+v", s, stale)
+	}
+	if c := Clause(got); c != "a.go changed since, 2 lines in 5-10, 3 in all; b.go moved to renamed.go; 1 more file changed" {
 		t.Errorf("Clause = %q", c)
 	}
 
@@ -123,9 +132,8 @@ func TestCacheIsKeyedByStat(t *testing.T) {
 		t.Fatal(err)
 	}
 	cacheFile := filepath.Join(t.TempDir(), "anchors")
-	items := []Item{{Anchor: as[0]}}
 	k := NewChecker(g, cacheFile)
-	if st := k.Check(ctx, items); st[0].Status != Fresh {
+	if st := k.Check(ctx, as, nil); st[0].Status != Fresh {
 		t.Fatal(st[0].Describe())
 	}
 	if err := k.Save(); err != nil {
@@ -142,14 +150,14 @@ func TestCacheIsKeyedByStat(t *testing.T) {
 	if err := c.write(cacheFile, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if st := NewChecker(g, cacheFile).Check(ctx, items); st[0].Status != Changed {
+	if st := NewChecker(g, cacheFile).Check(ctx, as, nil); st[0].Status != Changed {
 		t.Fatalf("the cache was not used: %s", st[0].Describe())
 	}
 	// A change of the file's stat makes the checker hash it again.
 	if err := os.Chtimes(filepath.Join(g.Root, "a.go"), old.Add(time.Second), old.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if st := NewChecker(g, cacheFile).Check(ctx, items); st[0].Status != Fresh {
+	if st := NewChecker(g, cacheFile).Check(ctx, as, nil); st[0].Status != Fresh {
 		t.Fatalf("a changed stat trusted the cache: %s", st[0].Describe())
 	}
 }

@@ -12,16 +12,18 @@ import (
 // Records checks the anchors of recs and returns the states of each
 // anchored record, by ID.
 func (k *Checker) Records(ctx context.Context, recs []*record.Record) map[string][]State {
-	var items []Item
+	var anchors []record.Anchor
+	var owner []*record.Record // owner[i]: the record of anchors[i]
 	for _, r := range recs {
 		for _, a := range r.Anchors {
-			items = append(items, Item{Anchor: a, Commit: func() string { return r.Commit }})
+			anchors = append(anchors, a)
+			owner = append(owner, r)
 		}
 	}
-	if len(items) == 0 {
+	if len(anchors) == 0 {
 		return nil
 	}
-	states := k.Check(ctx, items)
+	states := k.Check(ctx, anchors, func(i int) string { return owner[i].Commit })
 	out := map[string][]State{}
 	for _, r := range recs {
 		n := len(r.Anchors)
@@ -47,18 +49,24 @@ func AllGone(states []State) bool {
 // is fresh. Files are named by their base names; at most two are named.
 func Clause(states []State) string {
 	var parts []string
-	stale := 0
+	named := map[string]bool{} // files said something of
+	more := map[string]bool{}  // stale files left unnamed
 	for _, s := range states {
-		if !s.Stale() {
-			continue
-		}
-		stale++
-		if len(parts) < 2 {
+		switch {
+		case !s.Stale() || named[s.Anchor.Path] && len(parts) == 2:
+		case len(parts) < 2:
 			parts = append(parts, s.describe(path.Base(s.Anchor.Path), path.Base(s.Path)))
+			named[s.Anchor.Path] = true
+		default:
+			more[s.Anchor.Path] = true
 		}
 	}
-	if stale > len(parts) {
-		parts = append(parts, fmt.Sprintf("%d more files changed", stale-len(parts)))
+	switch len(more) {
+	case 0:
+	case 1:
+		parts = append(parts, "1 more file changed")
+	default:
+		parts = append(parts, fmt.Sprintf("%d more files changed", len(more)))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -36,14 +36,25 @@ const diffTimeout = 200 * time.Millisecond
 // the cache or by comparing the anchored content (read from git's object
 // database in one cat-file process) with the file in the working tree.
 func (k *Checker) count(ctx context.Context, states []State) {
+	// Anchors that name the same content share one count: look each
+	// pair of object IDs up once.
+	type pair struct{ blob, id string }
+	type count struct {
+		enc    string // the changes, as encodeHunks writes them
+		cached bool
+	}
+	encs := map[pair]count{}
 	var want []string
 	for _, st := range states {
-		if st.id == "" {
+		p := pair{st.Anchor.Blob, st.id}
+		if _, done := encs[p]; done || st.id == "" {
 			continue
 		}
-		if _, ok := k.c.get(diffKey(st.Anchor.Blob, st.id)); !ok {
-			want = append(want, st.Anchor.Blob)
+		enc, ok := k.c.get(diffKey(p.blob, p.id))
+		if !ok {
+			want = append(want, p.blob)
 		}
+		encs[p] = count{enc, ok}
 	}
 	old := k.objects(ctx, want)
 	for i := range states {
@@ -51,10 +62,10 @@ func (k *Checker) count(ctx context.Context, states []State) {
 		if st.id == "" {
 			continue
 		}
-		key := diffKey(st.Anchor.Blob, st.id)
-		enc, ok := k.c.get(key)
-		if !ok {
-			before, found := old[st.Anchor.Blob]
+		p := pair{st.Anchor.Blob, st.id}
+		c := encs[p]
+		if !c.cached {
+			before, found := old[p.blob]
 			if !found {
 				continue // not in this clone: uncountable, and not cached, as a fetch may bring it
 			}
@@ -62,11 +73,12 @@ func (k *Checker) count(ctx context.Context, states []State) {
 			if err != nil {
 				continue
 			}
-			enc = encodeHunks(compare(before, string(after)))
-			k.c.set(key, enc)
+			c = count{encodeHunks(compare(before, string(after))), true}
+			encs[p] = c
+			k.c.set(diffKey(p.blob, p.id), c.enc)
 			k.dirty = true
 		}
-		st.Lines = linesOf(enc, st.Anchor.Start, st.Anchor.End)
+		st.Lines = linesOf(c.enc, st.Anchor.Start, st.Anchor.End)
 	}
 }
 

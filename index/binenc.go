@@ -135,18 +135,9 @@ func (d *decoder) strs() []string {
 	return out
 }
 
-// A record in the index: every field, unknown ones as JSON. Anchors come
-// first, so that a reader after them alone (lore stale) decodes nothing
-// else.
+// A record in the index: every field, unknown ones as JSON.
 func encodeRecord(e *encoder, r *record.Record) {
-	e.uint(uint64(len(r.Anchors)))
-	for _, a := range r.Anchors {
-		e.str(a.Path)
-		e.str(a.Blob)
-		e.uint(uint64(a.Start))
-		e.uint(uint64(a.End))
-		e.str(a.Commit)
-	}
+	encodeAnchors(e, r.Anchors)
 	e.uint(uint64(r.V))
 	e.str(r.ID)
 	e.str(string(r.Kind))
@@ -179,21 +170,31 @@ func encodeRecord(e *encoder, r *record.Record) {
 	e.bytes(extra)
 }
 
-// decodeAnchors reads the anchors at the start of an encoded record.
-func decodeAnchors(d *decoder) []record.Anchor {
+func encodeAnchors(e *encoder, anchors []record.Anchor) {
+	e.uint(uint64(len(anchors)))
+	for _, a := range anchors {
+		e.str(a.Path)
+		e.str(a.Blob)
+		e.uint(uint64(a.Start))
+		e.uint(uint64(a.End))
+		e.str(a.Commit)
+	}
+}
+
+// decodeAnchors appends what encodeAnchors wrote to out.
+func decodeAnchors(d *decoder, out []record.Anchor) []record.Anchor {
 	n := d.count()
 	if n == 0 || d.err != nil {
-		return nil
+		return out
 	}
-	out := make([]record.Anchor, n)
-	for i := range out {
-		out[i] = record.Anchor{Path: d.str(), Blob: d.str(), Start: int(d.uint()), End: int(d.uint()), Commit: d.str()}
+	for range n {
+		out = append(out, record.Anchor{Path: d.str(), Blob: d.str(), Start: int(d.uint()), End: int(d.uint()), Commit: d.str()})
 	}
 	return out
 }
 
 func decodeRecord(d *decoder) *record.Record {
-	anchors := decodeAnchors(d)
+	anchors := decodeAnchors(d, nil)
 	r := &record.Record{V: int(d.uint()), ID: d.str(), Kind: record.Kind(d.str()), Anchors: anchors}
 	r.Time = time.Unix(0, d.int()).UTC()
 	r.Created = time.Unix(0, d.int()).UTC()

@@ -569,8 +569,10 @@ func TestAnchoredListsCurrentAnchoredRecords(t *testing.T) {
 	a := capture(t, s, record.Decision, "alpha")
 	b := capture(t, s, record.Decision, "beta")
 	capture(t, s, record.Decision, "gamma")
-	for _, id := range []string{a.ID, b.ID} {
-		if _, err := s.Update(record.Decision, id, func(r *record.Record) error { r.Anchors = anchor; return nil }); err != nil {
+	c := capture(t, s, record.Decision, "delta")
+	two := append([]record.Anchor{{Path: "b/c.go", Blob: strings.Repeat("2", 40), Commit: strings.Repeat("3", 40)}}, anchor...)
+	for id, as := range map[string][]record.Anchor{a.ID: anchor, b.ID: anchor, c.ID: two} {
+		if _, err := s.Update(record.Decision, id, func(r *record.Record) error { r.Anchors = as; return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -584,13 +586,20 @@ func TestAnchoredListsCurrentAnchoredRecords(t *testing.T) {
 		snap := open(t, s, false)
 		var got []string
 		snap.Anchored(func(doc int, as []record.Anchor) {
-			got = append(got, snap.Record(doc).ID)
-			if !reflect.DeepEqual(as, anchor) || !reflect.DeepEqual(snap.Record(doc).Anchors, anchor) {
-				t.Errorf("anchors read back as %+v / %+v", as, snap.Record(doc).Anchors)
+			id := snap.Record(doc).ID
+			got = append(got, id)
+			want := map[string][]record.Anchor{a.ID: anchor, c.ID: two}[id]
+			if !reflect.DeepEqual(as, want) || !reflect.DeepEqual(snap.Record(doc).Anchors, want) {
+				t.Errorf("%s: anchors read back as %+v / %+v, want %+v", id, as, snap.Record(doc).Anchors, want)
 			}
 		})
-		if !reflect.DeepEqual(got, []string{a.ID}) {
-			t.Errorf("Anchored listed %v, want only %s", got, a.ID)
+		slices.Sort(got)
+		if want := []string{a.ID, c.ID}; !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+			t.Errorf("Anchored listed %v, want %v", got, want)
+		}
+		// Every anchored version the index holds: a's, b's first, c's two.
+		if n := snap.Anchors(); n != 4 {
+			t.Errorf("Anchors() = %d, want 4", n)
 		}
 	}
 }

@@ -23,14 +23,12 @@ import (
 // Layout: magic, a header of counts and section lengths, the tokenizer's
 // version, then the sections in the order of the fields below.
 
-const segMagic = "LORESEG6"
+const segMagic = "LORESEG7"
 
 const (
 	rowSize = 56
 	// flagNewest marks the newest version of its ID within the segment.
 	flagNewest = 1
-	// flagAnchored marks a version that names code it is about.
-	flagAnchored = 2
 )
 
 // header fields after the magic, each a little-endian uint64.
@@ -45,7 +43,7 @@ const (
 	hSections // the first of nSections section lengths
 )
 
-const nSections = 12
+const nSections = 13
 
 // metaSize: per row, the kind and status as codes into the segment's code
 // table and the two term counts: what ranking reads of every candidate,
@@ -71,6 +69,10 @@ type segment struct {
 	codes                    []string
 	termIdx, termData        []byte
 	postIdx, postData, blobs []byte
+	// anchorTab lists the rows that name code they are about, each with
+	// its anchors, one after the other: lore stale reads them in one
+	// sweep instead of a page of blobs per row.
+	anchorTab []byte
 }
 
 // parseSegment checks data's framing and slices it into sections. It does
@@ -118,7 +120,7 @@ func newSegment(name string, hdr []byte, secs [][]byte) (*segment, error) {
 	s := &segment{name: name, written: int64(u(hWritten)), nFiles: int(u(hFiles)), nRows: int(u(hRows)),
 		nTerms: int(u(hTerms)), sumTitle: int(u(hSumTitle)), sumBody: int(u(hSumBody)), nNewest: int(u(hNewest))}
 	var codes []byte
-	for i, p := range []*[]byte{&s.fileIdx, &s.fileData, &s.rows, &s.flags, &s.strs, &s.termIdx, &s.termData, &s.postIdx, &s.postData, &s.blobs, &s.meta, &codes} {
+	for i, p := range []*[]byte{&s.fileIdx, &s.fileData, &s.rows, &s.flags, &s.strs, &s.termIdx, &s.termData, &s.postIdx, &s.postData, &s.blobs, &s.meta, &codes, &s.anchorTab} {
 		if uint64(len(secs[i])) != u(hSections+i) {
 			return nil, errCorrupt
 		}
@@ -183,14 +185,28 @@ func (s *segment) rowFile(i int) int { return u32(s.row(i), 5) }
 
 func (s *segment) newest(i int) bool { return s.flags[i]&flagNewest != 0 }
 
-func (s *segment) anchored(i int) bool { return s.flags[i]&flagAnchored != 0 }
-
-// anchors decodes only row i's anchors.
-func (s *segment) anchors(i int) []record.Anchor {
-	if !s.anchored(i) {
-		return nil
+// eachAnchored calls fn with each row that names code and its anchors, in
+// row order, from the anchor table; it stops at a damaged entry. The
+// anchors are valid during the call only.
+func (s *segment) eachAnchored(fn func(row int, anchors []record.Anchor)) {
+	d := &decoder{b: bytesString(s.anchorTab)}
+	d.uint() // the count of anchors: see nAnchors
+	var buf []record.Anchor
+	row := 0
+	for len(d.b) > 0 {
+		row += int(d.uint())
+		buf = decodeAnchors(d, buf[:0])
+		if d.err != nil || row >= s.nRows {
+			return
+		}
+		fn(row, buf)
 	}
-	return decodeAnchors(s.blob(i))
+}
+
+// nAnchors is how many anchors the anchor table holds, current or not.
+func (s *segment) nAnchors() int {
+	d := &decoder{b: bytesString(s.anchorTab)}
+	return int(d.uint())
 }
 
 // lengths is row i's count of distinct headline and body terms.

@@ -142,6 +142,13 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) encoded
 		return byte(len(codes) - 1)
 	}
 	var sumTitle, sumBody, newest int
+	var anchorTab encoder
+	nAnchors := 0
+	for _, r := range rows {
+		nAnchors += len(r.v.rec.Anchors)
+	}
+	anchorTab.uint(uint64(nAnchors))
+	lastAnchored := 0
 	for ri, r := range rows {
 		rec := r.v.rec
 		fileRows[r.file] = append(fileRows[r.file], ri)
@@ -174,7 +181,9 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) encoded
 			sumBody += d.NBody
 		}
 		if r.v.anchored() {
-			fl |= flagAnchored
+			anchorTab.uint(uint64(ri - lastAnchored))
+			encodeAnchors(&anchorTab, rec.Anchors)
+			lastAnchored = ri
 		}
 		flags.b = append(flags.b, fl)
 		if r.v.enc != nil {
@@ -213,7 +222,7 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) encoded
 
 	var codeTab encoder
 	codeTab.strs(codes)
-	sections := [][]byte{fileOffs.b, fileData.b, rowData.b, flags.b, strs.b, termOffs.b, termData.b, postOffs.b, postData.b, blobs.b, meta.b, codeTab.b}
+	sections := [][]byte{fileOffs.b, fileData.b, rowData.b, flags.b, strs.b, termOffs.b, termData.b, postOffs.b, postData.b, blobs.b, meta.b, codeTab.b, anchorTab.b}
 	var hdr encoder
 	hdr.b = append(hdr.b, segMagic...)
 	for _, v := range []int{int(written), len(files), len(rows), len(vocab), sumTitle, sumBody, newest} {

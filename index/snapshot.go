@@ -239,15 +239,26 @@ func (s *Snapshot) Record(i int) *record.Record {
 }
 
 // Anchored calls fn with each current record that names code it is about
-// (see record.Anchor) and its anchors, decoding nothing else.
+// (see record.Anchor) and its anchors, decoding nothing else. The anchors
+// are valid during the call only.
 func (s *Snapshot) Anchored(fn func(doc int, anchors []record.Anchor)) {
 	for k, seg := range s.segs {
-		for row := range seg.nRows {
-			if seg.anchored(row) && s.current(k, row) {
-				fn(s.first[k]+row, seg.anchors(row))
+		seg.eachAnchored(func(row int, anchors []record.Anchor) {
+			if s.current(k, row) {
+				fn(s.first[k]+row, anchors)
 			}
-		}
+		})
 	}
+}
+
+// Anchors is at least how many anchors Anchored passes: what the index
+// holds, including versions no longer current.
+func (s *Snapshot) Anchors() int {
+	n := 0
+	for _, seg := range s.segs {
+		n += seg.nAnchors()
+	}
+	return n
 }
 
 // AvgTerms is the mean number of distinct headline and body terms of a
