@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -125,7 +126,7 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-var typeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+var typeErr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`) })
 
 // LoadConfig reads dir/config.toml over the defaults. A missing file means
 // the defaults; a malformed one is an error naming file, line and key.
@@ -150,7 +151,7 @@ func LoadConfig(dir string) (*Config, error) {
 			return nil, &ConfigError{path, pe.Position.Line, msg}
 		}
 		// Type mismatches come as "toml: line N (last key "k"): msg".
-		if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
+		if m := typeErr().FindStringSubmatch(err.Error()); m != nil {
 			line, _ := strconv.Atoi(m[1])
 			return nil, &ConfigError{path, line, fmt.Sprintf("key %q: %s", m[2], m[3])}
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -18,8 +19,10 @@ import (
 // comments. lore edits it as text, touching only its own [mcp_servers.lore]
 // table (and any subtable of it), and checks that the result still parses.
 
-var loreTable = regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*"?lore"?\s*(\.[^\]]*)?\]\s*(#.*)?$`)
-var anyTable = regexp.MustCompile(`^\s*\[`)
+var loreTable = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*"?lore"?\s*(\.[^\]]*)?\]\s*(#.*)?$`)
+})
+var anyTable = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[`) })
 
 // editCodexTOML sets lore's table to entry (nil: removes it).
 func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
@@ -35,9 +38,9 @@ func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
 	start, end := -1, len(lines)
 	for i, l := range lines {
 		switch {
-		case loreTable.MatchString(l) && start < 0:
+		case loreTable().MatchString(l) && start < 0:
 			start = i
-		case start >= 0 && anyTable.MatchString(l) && !loreTable.MatchString(l):
+		case start >= 0 && anyTable().MatchString(l) && !loreTable().MatchString(l):
 			end = i
 		}
 		if start >= 0 && end < len(lines) {

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Agent is a host lore can hook into.
@@ -148,7 +149,9 @@ func newTarget(a Agent, scope, repoRoot string, d UserDirs) (Target, error) {
 // to the binary and whatever follows "lore" in its name after a separator
 // (lore-dev, lore_v2, lore.exe): install writes the running binary's path,
 // and a hook it wrote must be found again by status, install and uninstall.
-var loreCommand = regexp.MustCompile(`(^|[\s/\\"'])lore([-_.][\w.-]*)?["']?\s+inject\s+--stdin\b`)
+var loreCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s/\\"'])lore([-_.][\w.-]*)?["']?\s+inject\s+--stdin\b`)
+})
 
 // Command is the hook command for binary at scope. A project-scope hook
 // lives in the repository's own settings, which the agent's host runs only
@@ -269,7 +272,7 @@ func Status(t Target) ([]EventStatus, error) {
 			}
 			for hi, h := range group.Hooks {
 				cmd := commandOf(h)
-				if !loreCommand.MatchString(cmd) {
+				if !loreCommand().MatchString(cmd) {
 					continue
 				}
 				st.Installed, st.Command = true, cmd
@@ -355,7 +358,7 @@ func installEvent(hooks *object, ev Event, a Agent, command string) (bool, error
 			}
 			var cmd string
 			cmdRaw, _ := handler.get("command")
-			if json.Unmarshal(cmdRaw, &cmd) != nil || !loreCommand.MatchString(cmd) {
+			if json.Unmarshal(cmdRaw, &cmd) != nil || !loreCommand().MatchString(cmd) {
 				continue
 			}
 			if cmd == command {
@@ -399,7 +402,7 @@ func withoutLore(g json.RawMessage) (json.RawMessage, bool, error) {
 	}
 	var kept []json.RawMessage
 	for _, h := range handlers {
-		if cmd := commandOf(h); cmd != "" && loreCommand.MatchString(cmd) {
+		if cmd := commandOf(h); cmd != "" && loreCommand().MatchString(cmd) {
 			continue
 		}
 		kept = append(kept, h)

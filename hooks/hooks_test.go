@@ -36,12 +36,12 @@ func TestCommandQuotingAndBinary(t *testing.T) {
 		if got != c.cmd {
 			t.Errorf("Command(%q) = %q, want %q", c.bin, got, c.cmd)
 		}
-		if !loreCommand.MatchString(got) || binaryOf(got) != c.bin {
-			t.Errorf("%q: recognised=%v binary=%q", got, loreCommand.MatchString(got), binaryOf(got))
+		if !loreCommand().MatchString(got) || binaryOf(got) != c.bin {
+			t.Errorf("%q: recognised=%v binary=%q", got, loreCommand().MatchString(got), binaryOf(got))
 		}
 	}
 	for _, other := range []string{"echo lore", "./scripts/guard.sh", "explore inject --stdin", "lore resume", "lorem inject --stdin", "folklore-x inject --stdin"} {
-		if loreCommand.MatchString(other) {
+		if loreCommand().MatchString(other) {
 			t.Errorf("%q taken for lore's hook", other)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"lore/store"
 )
@@ -29,7 +30,7 @@ const argvLine = `const LORE_ARGV = ["lore", "inject", "--stdin"];`
 
 // pluginHeader is the first line of every plugin lore wrote, with its
 // version: a file without it is someone else's and is never touched.
-var pluginHeader = regexp.MustCompile(`^// lore opencode plugin, version (\d+)\b`)
+var pluginHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^// lore opencode plugin, version (\d+)\b`) })
 
 // PluginVersion is the version of the embedded plugin.
 func PluginVersion() int {
@@ -38,7 +39,7 @@ func PluginVersion() int {
 }
 
 func pluginVersion(data []byte) (int, bool) {
-	m := pluginHeader.FindSubmatch(data)
+	m := pluginHeader().FindSubmatch(data)
 	if m == nil {
 		return 0, false
 	}
@@ -59,7 +60,7 @@ func pluginText(argv []string) (string, error) {
 }
 
 // pluginArgv reads the command back from an installed plugin.
-var pluginArgv = regexp.MustCompile(`(?m)^const LORE_ARGV = (\[.*\]);$`)
+var pluginArgv = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^const LORE_ARGV = (\[.*\]);$`) })
 
 func installPlugin(t Target, command string) (bool, error) {
 	argv, err := splitCommand(command)
@@ -118,7 +119,7 @@ func pluginStatus(t Target) ([]EventStatus, error) {
 	if v, ours := pluginVersion(data); ours {
 		st.Installed = true
 		var argv []string
-		if m := pluginArgv.FindSubmatch(data); m != nil && json.Unmarshal(m[1], &argv) == nil && len(argv) > 0 {
+		if m := pluginArgv().FindSubmatch(data); m != nil && json.Unmarshal(m[1], &argv) == nil && len(argv) > 0 {
 			st.Command, st.Binary = strings.Join(argv, " "), argv[0]
 			st.BinaryOK = binaryExists(st.Binary)
 		}

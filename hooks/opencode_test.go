@@ -41,7 +41,7 @@ func TestPluginCarriesTheCommandAndItsVersion(t *testing.T) {
 
 func TestPluginUpgradeReplacesAnOlderVersion(t *testing.T) {
 	tg := opencodeTarget(t)
-	old := pluginHeader.ReplaceAllString(pluginTemplate, "// lore opencode plugin, version 0")
+	old := pluginHeader().ReplaceAllString(pluginTemplate, "// lore opencode plugin, version 0")
 	os.MkdirAll(filepath.Dir(tg.Path), 0o755)
 	os.WriteFile(tg.Path, []byte(old), 0o644)
 	if st, _ := Status(tg); !strings.Contains(st[0].Problem, "version 0") {

@@ -1,15 +1,14 @@
 package inject
 
-import "strings"
-
-// generic holds the stems of words that appear in talk about any code
-// (add, change, file, run, value): a store of a few hundred records cannot
-// tell from its own counts that they say little, so they count for
+// genericWords are words that appear in talk about any code (add,
+// change, file, run, value): a store of a few hundred records cannot tell
+// from its own counts that they say little, so they count for
 // genericFactor of their specificity. Topic words (test, build, deploy,
-// database) are not here: they do say what a prompt is about.
-var generic = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`
+// database) are not here: they do say what a prompt is about. Prompt
+// words are matched by their stems: generic (generic_stems.go) holds
+// them, written out as stemming these words cost every lore process half
+// a millisecond at start.
+const genericWords = `
 add added adds adding change changed changes changing create created creates creating write writes
 written writing update updated updates updating fix fixed fixes fixing set sets setting get run runs
 running ran show shows showing work works worked working issue issues problem problems question
@@ -22,11 +21,7 @@ better wrong right correct same different difference instead still always never 
 everything something nothing anyone someone people team per each every result results
 happen happens happened cause causes reason reasons keep keeps kept put take takes took give
 gives gave find finds found tell told say says said ask asks asked mean means meant seem seems
-`) {
-		m[Stem(w)] = true
-	}
-	return m
-}()
+`
 
 // genericFactor is how much a generic word counts, of its specificity.
 const genericFactor = 0.35
