@@ -52,12 +52,14 @@ func Clause(states []State) string {
 	named := map[string]bool{} // files said something of
 	more := map[string]bool{}  // stale files left unnamed
 	for _, s := range states {
+		if !s.Stale() {
+			continue
+		}
 		switch {
-		case !s.Stale() || named[s.Anchor.Path] && len(parts) == 2:
 		case len(parts) < 2:
 			parts = append(parts, s.describe(path.Base(s.Anchor.Path), path.Base(s.Path)))
 			named[s.Anchor.Path] = true
-		default:
+		case !named[s.Anchor.Path]:
 			more[s.Anchor.Path] = true
 		}
 	}
