@@ -220,8 +220,9 @@ func cmdStale(ctx context.Context, e *env, args []string) error {
 func staleRecords(ctx context.Context, snap *index.Snapshot, k *anchor.Checker) ([]staleRecord, int) {
 	// Sized once: tens of thousands of anchors, grown by doubling, cost
 	// more than checking them.
-	anchors := make([]record.Anchor, 0, snap.Anchors())
-	docs := make([]int, 0, snap.Anchors()) // docs[i]: the record of anchors[i]
+	n := snap.Anchors()
+	anchors := make([]record.Anchor, 0, n)
+	docs := make([]int, 0, n) // docs[i]: the record of anchors[i]
 	records := 0
 	snap.Anchored(func(doc int, as []record.Anchor) {
 		if _, st := snap.KindStatus(doc); st == record.StatusActive {

@@ -126,6 +126,7 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
+// typeErr compiles on first use: only a config.toml with a type error needs it.
 var typeErr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`) })
 
 // LoadConfig reads dir/config.toml over the defaults. A missing file means

@@ -149,6 +149,8 @@ func newTarget(a Agent, scope, repoRoot string, d UserDirs) (Target, error) {
 // to the binary and whatever follows "lore" in its name after a separator
 // (lore-dev, lore_v2, lore.exe): install writes the running binary's path,
 // and a hook it wrote must be found again by status, install and uninstall.
+// This package's patterns compile on first use: every lore process,
+// the prompt hook included, links the package, and few need them.
 var loreCommand = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(^|[\s/\\"'])lore([-_.][\w.-]*)?["']?\s+inject\s+--stdin\b`)
 })

@@ -6,8 +6,8 @@ package inject
 // genericFactor of their specificity. Topic words (test, build, deploy,
 // database) are not here: they do say what a prompt is about. Prompt
 // words are matched by their stems: generic (generic_stems.go) holds
-// them, written out as stemming these words cost every lore process half
-// a millisecond at start.
+// them, written out as stemming these words cost every lore process a
+// fifth of a millisecond at start.
 const genericWords = `
 add added adds adding change changed changes changing create created creates creating write writes
 written writing update updated updates updating fix fixed fixes fixing set sets setting get run runs

@@ -14,8 +14,8 @@ import (
 
 var updateStems = flag.Bool("update-stems", false, "rewrite generic_stems.go from genericWords")
 
-// generic_stems.go is derived from genericWords, written out because
-// stemming the words cost every lore process half a millisecond at start.
+// generic_stems.go is derived from genericWords (see generic.go): this
+// keeps the two in step.
 func TestGenericStems(t *testing.T) {
 	want := map[string]bool{}
 	for _, w := range strings.Fields(genericWords) {
