@@ -603,3 +603,40 @@ func TestAnchoredListsCurrentAnchoredRecords(t *testing.T) {
 		}
 	}
 }
+
+// An index that cannot be written still serves: the new segment is read
+// from memory; and a segment written for a manifest another process holds
+// the lock of is removed, not left behind.
+func TestUnwritableOrLockedIndexStillServes(t *testing.T) {
+	s := newTestStore(t)
+	writeRecords(t, filepath.Join(s.Dir, "journal", "2025-03", "other-a.jsonl"), record.Decision, 3, 1)
+	age(t, s.Dir, time.Hour)
+	dir := indexDir(s)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, nil, 0o644); err != nil { // a file where the index directory belongs
+		t.Fatal(err)
+	}
+	mustMatch(t, s, open(t, s, true), "index directory unwritable")
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, ok := tryLock(filepath.Join(dir, "lock"))
+	if !ok {
+		t.Fatal("cannot take the index lock")
+	}
+	mustMatch(t, s, open(t, s, true), "index locked by another process")
+	unlock()
+	if segs, _ := filepath.Glob(filepath.Join(dir, "*.seg")); len(segs) != 0 {
+		t.Errorf("segments left behind by a build that did not publish: %v", segs)
+	}
+	mustMatch(t, s, open(t, s, true), "after the lock is released")
+	if segs, _ := filepath.Glob(filepath.Join(dir, "*.seg")); len(segs) != 1 {
+		t.Errorf("segments after a build that published: %v, want one", segs)
+	}
+}

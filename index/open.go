@@ -118,7 +118,8 @@ type scan struct {
 	jobs      []parseJob
 	gone      map[string]bool // shards the index holds that no longer exist
 	parsed    []*shardFile
-	pending   []string // shards left unparsed, sorted
+	dict      *termDict // the parsed versions' terms
+	pending   []string  // shards left unparsed, sorted
 	partial   bool
 	prompt    bool
 	budget    time.Duration
@@ -134,7 +135,7 @@ func newScan(ctx context.Context, s *store.Store, tok Tokenizer) *scan {
 	m := readManifest(s, tok.Version)
 	return &scan{ctx: ctx, store: s, tok: tok, start: time.Now().UnixNano(),
 		old: m, read: m, dirs: map[string]*dirEntry{}, seen: map[string]bool{},
-		gone: map[string]bool{}}
+		gone: map[string]bool{}, dict: newTermDict()}
 }
 
 // loadSegments maps the manifest's segments; false if one is missing. A

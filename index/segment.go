@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unsafe"
@@ -139,17 +140,36 @@ func newSegment(name string, hdr []byte, secs [][]byte) (*segment, error) {
 }
 
 // encodedSegment is a segment as encodeSegment lays it out: the header,
-// then the sections, written one after the other. Kept in parts, a segment
-// of tens of megabytes is never copied into one buffer.
-type encodedSegment [][]byte
+// then each section as one or more pieces. The records' encodings are
+// pieces of the blobs section as the parse made them: a cold build would
+// otherwise hold them twice (52 MB more at 100k records) until the
+// segment is written, and the segment is read back from its file.
+type encodedSegment struct {
+	hdr  []byte
+	secs [][][]byte
+}
 
-// open is the segment the parts describe, before it is written.
+// parts are the segment's bytes in order, to be written.
+func (e encodedSegment) parts() [][]byte {
+	out := [][]byte{e.hdr}
+	for _, sec := range e.secs {
+		out = append(out, sec...)
+	}
+	return out
+}
+
+// open reads the segment from memory, joining the pieces of each section:
+// for when its file cannot be written.
 func (e encodedSegment) open(name, tokVersion string) (*segment, error) {
-	hdr, err := segmentHeader(e[0], tokVersion)
-	if err != nil || len(hdr) != len(e[0]) || len(e) != 1+nSections {
+	hdr, err := segmentHeader(e.hdr, tokVersion)
+	if err != nil || len(hdr) != len(e.hdr) || len(e.secs) != nSections {
 		return nil, errCorrupt
 	}
-	return newSegment(name, hdr, e[1:])
+	secs := make([][]byte, nSections)
+	for i, sec := range e.secs {
+		secs[i] = slices.Concat(sec...)
+	}
+	return newSegment(name, hdr, secs)
 }
 
 func u32(b []byte, i int) int { return int(binary.LittleEndian.Uint32(b[4*i:])) }
@@ -267,29 +287,31 @@ func (s *segment) record(i int) *record.Record {
 	return r
 }
 
-// version decodes row i's version with its terms, for a merge.
-func (s *segment) version(i int) (version, error) {
+// version is row i's version for a merge into a new segment, its terms
+// numbered in dict. Its encoding is the mapping's bytes, not a copy.
+func (s *segment) version(i int, dict *termDict) (version, error) {
 	d := s.blob(i)
+	blob := d.b
 	r := decodeRecord(d)
-	terms := func() []string {
+	enc := unsafe.Slice(unsafe.StringData(blob), len(blob)-len(d.b))
+	terms := func() []uint32 {
 		n := d.count()
 		if n == 0 || d.err != nil {
 			return nil
 		}
-		out := make([]string, n)
-		for j := range out {
+		ts := make([]string, n)
+		for j := range ts {
 			if t := int(d.uint()); t < s.nTerms {
-				out[j] = s.term(t)
+				ts[j] = s.term(t)
 			} else {
 				d.err = errCorrupt
 			}
 		}
-		return out
+		return dict.number(ts)
 	}
-	v := version{rec: r}
-	v.title = terms()
-	v.body = terms()
-	return v, d.err
+	title := terms()
+	body := terms()
+	return newVersion(r, enc, title, body), d.err
 }
 
 // firstRow is the first row whose ID is >= id.

@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sort"
 	"strings"
+	"sync"
 
 	"lore/record"
 )
@@ -21,34 +21,71 @@ type shardFile struct {
 	versions    []version
 }
 
-// version is one record version with its search terms.
+// version is one record version as a build holds it until its segment is
+// written: the fields a segment sorts by and lays out in rows, the whole
+// record encoded (encodeRecord), and its search terms as numbers in the
+// build's dictionary. A cold build holds every version of the store at
+// once, so it holds no pointers it can do without: at 100k records, a
+// whole record.Record per version cost 45 MB and terms as strings 24 MB,
+// all of it scanned by every collection.
 type version struct {
-	// rec is the record, or, when enc is set, only its rowFields.
-	rec         *record.Record
-	title, body []string
-	enc         []byte // the whole record encoded (encodeRecord) by the parse workers; nil: not yet
+	id, kind, status, errorType, tool string
+	time, created                     int64   // UnixNano
+	confidence                        float64 // NaN: none
+	anchors                           []record.Anchor
+	enc                               []byte
+	title, body                       []uint32
 }
 
-// rowFields is what a segment sorts by and keeps in its rows of r.
-func rowFields(r *record.Record) *record.Record {
-	return &record.Record{ID: r.ID, Kind: r.Kind, Status: r.Status, ErrorType: r.ErrorType, Tool: r.Tool,
-		Time: r.Time, Created: r.Created, Confidence: r.Confidence, Anchors: r.Anchors}
-}
-
-// anchored reports whether the version has anchors; the row fields keep
-// them for this (see rowFields).
-func (v *version) anchored() bool { return len(v.rec.Anchors) > 0 }
-
-// whole is the version's whole record, as the segment will hold it.
-func (v *version) whole() *record.Record {
-	if v.enc == nil {
-		return v.rec
+// newVersion is r's version, r encoded as enc.
+func newVersion(r *record.Record, enc []byte, title, body []uint32) version {
+	v := version{id: r.ID, kind: string(r.Kind), status: r.Status, errorType: r.ErrorType, tool: r.Tool,
+		time: r.Time.UnixNano(), created: r.Created.UnixNano(), confidence: math.NaN(),
+		anchors: r.Anchors, enc: enc, title: title, body: body}
+	if r.Confidence != nil {
+		v.confidence = *r.Confidence
 	}
-	return decodeRecord(&decoder{b: string(v.enc)})
+	return v
 }
 
-// encodeSegment lays out the versions of files as a segment.
-func encodeSegment(tokVersion string, written int64, files []*shardFile) encodedSegment {
+// whole decodes the version's record.
+func (v *version) whole() *record.Record { return decodeRecord(&decoder{b: string(v.enc)}) }
+
+// termDict numbers the distinct terms of one build, for the parse workers
+// together: a number is a quarter of a string's header and holds no
+// pointer, and the vocabulary is small next to the terms' occurrences.
+type termDict struct {
+	mu    sync.Mutex
+	ids   map[string]uint32
+	terms []string
+}
+
+func newTermDict() *termDict { return &termDict{ids: map[string]uint32{}} }
+
+// number returns the numbers of ts, adding the terms it has not seen.
+func (d *termDict) number(ts []string) []uint32 {
+	if len(ts) == 0 {
+		return nil
+	}
+	out := make([]uint32, len(ts))
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, t := range ts {
+		id, ok := d.ids[t]
+		if !ok {
+			id = uint32(len(d.terms))
+			t = strings.Clone(t) // t may share a record's memory
+			d.ids[t] = id
+			d.terms = append(d.terms, t)
+		}
+		out[i] = id
+	}
+	return out
+}
+
+// encodeSegment lays out the versions of files as a segment, their terms
+// numbered in dict.
+func encodeSegment(tokVersion string, written int64, files []*shardFile, dict *termDict) encodedSegment {
 	slices.SortFunc(files, func(a, b *shardFile) int { return strings.Compare(a.rel, b.rel) })
 	type rowSrc struct {
 		v       *version
@@ -62,16 +99,16 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) encoded
 	}
 	// By ID, each record's versions oldest first.
 	slices.SortFunc(rows, func(x, y rowSrc) int {
-		a, b := x.v.rec, y.v.rec
-		if c := strings.Compare(a.ID, b.ID); c != 0 {
+		a, b := x.v, y.v
+		if c := strings.Compare(a.id, b.id); c != 0 {
 			return c
 		}
-		if !a.Time.Equal(b.Time) {
-			return a.Time.Compare(b.Time)
+		if c := cmp.Compare(a.time, b.time); c != 0 {
+			return c
 		}
 		// A tie (doctor reports them) is broken by content, as the
 		// snapshot breaks it across segments: by the records it decodes.
-		switch wa, wb := x.v.whole(), y.v.whole(); {
+		switch wa, wb := a.whole(), b.whole(); {
 		case record.Newer(wb, wa):
 			return -1
 		case record.Newer(wa, wb):
@@ -79,8 +116,9 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) encoded
 		}
 		return cmp.Or(cmp.Compare(x.file, y.file), cmp.Compare(x.n, y.n))
 	})
-	// Vocabulary and postings, rows in order so postings ascend.
-	posts := map[string][]uint64{}
+	// Postings by term number, rows in order so they ascend; then the
+	// vocabulary sorted, and each term's place in it (rank).
+	posts := make([][]uint32, len(dict.terms))
 	for ri, r := range rows {
 		for _, t := range r.v.title {
 			posts[t] = appendPosting(posts[t], ri, true)
@@ -91,23 +129,26 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) encoded
 			}
 		}
 	}
-	vocab := make([]string, 0, len(posts))
-	for t := range posts {
-		vocab = append(vocab, t)
+	var vocab []uint32
+	for t, ps := range posts {
+		if len(ps) > 0 {
+			vocab = append(vocab, uint32(t))
+		}
 	}
-	sort.Strings(vocab)
-	termIdx := make(map[string]uint64, len(vocab))
+	slices.SortFunc(vocab, func(a, b uint32) int { return strings.Compare(dict.terms[a], dict.terms[b]) })
+	rank := make([]uint32, len(dict.terms))
 	var termOffs, termData, postOffs, postData encoder
 	for i, t := range vocab {
-		termIdx[t] = uint64(i)
+		rank[t] = uint32(i)
 		termOffs.u32(len(termData.b))
-		termData.b = append(termData.b, t...)
+		termData.b = append(termData.b, dict.terms[t]...)
 		postOffs.u32(len(postData.b))
-		prev := uint64(0)
+		prev := uint32(0)
 		for _, p := range posts[t] {
-			postData.uint(p - prev)
+			postData.uint(uint64(p - prev))
 			prev = p
 		}
+		posts[t] = nil
 	}
 	termOffs.u32(len(termData.b))
 	postOffs.u32(len(postData.b))
@@ -129,7 +170,13 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) encoded
 	rowData := encoder{make([]byte, 0, rowSize*len(rows))}
 	flags := encoder{make([]byte, 0, len(rows))}
 	meta := encoder{make([]byte, 0, metaSize*len(rows))}
-	blobs := encoder{make([]byte, 0, 512*len(rows))}
+	// The blobs section is each version's encoding as the parse made it,
+	// followed by its terms' ranks: pieces, not one copy (see
+	// encodedSegment).
+	blobs := make([][]byte, 0, 2*len(rows))
+	var termLists encoder
+	termEnds := make([]int, len(rows))
+	blobOff := 0
 	var codes []string
 	codeOf := func(v string) byte {
 		if i := slices.Index(codes, v); i >= 0 {
@@ -145,58 +192,59 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) encoded
 	var anchorTab encoder
 	nAnchors := 0
 	for _, r := range rows {
-		nAnchors += len(r.v.rec.Anchors)
+		nAnchors += len(r.v.anchors)
 	}
 	anchorTab.uint(uint64(nAnchors))
 	lastAnchored := 0
 	for ri, r := range rows {
-		rec := r.v.rec
+		v := r.v
 		fileRows[r.file] = append(fileRows[r.file], ri)
-		d := docOf(*r.v)
-		conf := math.NaN()
-		if rec.Confidence != nil {
-			conf = *rec.Confidence
-		}
+		nTitle, nBody := min(len(v.title), math.MaxUint16), min(len(v.body), math.MaxUint16)
 		rowData.u32(len(strs.b)) // IDs are unique: not worth interning
-		strs.str(rec.ID)
-		rowData.u32(ref(string(rec.Kind)))
-		rowData.u32(ref(rec.Status))
-		rowData.u32(ref(rec.ErrorType))
-		rowData.u32(ref(rec.Tool))
+		strs.str(v.id)
+		rowData.u32(ref(v.kind))
+		rowData.u32(ref(v.status))
+		rowData.u32(ref(v.errorType))
+		rowData.u32(ref(v.tool))
 		rowData.u32(r.file)
-		rowData.u32(len(blobs.b))
-		rowData.u16(min(d.NTitle, math.MaxUint16))
-		rowData.u16(min(d.NBody, math.MaxUint16))
-		rowData.u64(uint64(rec.Time.UnixNano()))
-		rowData.u64(uint64(rec.Created.UnixNano()))
-		rowData.u64(math.Float64bits(conf))
-		meta.b = append(meta.b, codeOf(string(rec.Kind)), codeOf(rec.Status))
-		meta.u16(min(d.NTitle, math.MaxUint16))
-		meta.u16(min(d.NBody, math.MaxUint16))
+		rowData.u32(blobOff)
+		rowData.u16(nTitle)
+		rowData.u16(nBody)
+		rowData.u64(uint64(v.time))
+		rowData.u64(uint64(v.created))
+		rowData.u64(math.Float64bits(v.confidence))
+		meta.b = append(meta.b, codeOf(v.kind), codeOf(v.status))
+		meta.u16(nTitle)
+		meta.u16(nBody)
 		var fl byte
-		if ri == len(rows)-1 || rows[ri+1].v.rec.ID != rec.ID {
+		if ri == len(rows)-1 || rows[ri+1].v.id != v.id {
 			fl |= flagNewest
 			newest++
-			sumTitle += d.NTitle
-			sumBody += d.NBody
+			sumTitle += len(v.title)
+			sumBody += len(v.body)
 		}
-		if r.v.anchored() {
+		if len(v.anchors) > 0 {
 			anchorTab.uint(uint64(ri - lastAnchored))
-			encodeAnchors(&anchorTab, rec.Anchors)
+			encodeAnchors(&anchorTab, v.anchors)
 			lastAnchored = ri
 		}
 		flags.b = append(flags.b, fl)
-		if r.v.enc != nil {
-			blobs.b = append(blobs.b, r.v.enc...)
-		} else {
-			encodeRecord(&blobs, rec)
-		}
-		for _, ts := range [][]string{r.v.title, r.v.body} {
-			blobs.uint(uint64(len(ts)))
+		start := len(termLists.b)
+		for _, ts := range [][]uint32{v.title, v.body} {
+			termLists.uint(uint64(len(ts)))
 			for _, t := range ts {
-				blobs.uint(termIdx[t])
+				termLists.uint(uint64(rank[t]))
 			}
 		}
+		termEnds[ri] = len(termLists.b)
+		blobOff += len(v.enc) + len(termLists.b) - start
+	}
+	for ri, r := range rows {
+		start := 0
+		if ri > 0 {
+			start = termEnds[ri-1]
+		}
+		blobs = append(blobs, r.v.enc, termLists.b[start:termEnds[ri]])
 	}
 	var fileOffs, fileData encoder
 	for fi, f := range files {
@@ -222,26 +270,32 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile) encoded
 
 	var codeTab encoder
 	codeTab.strs(codes)
-	sections := [][]byte{fileOffs.b, fileData.b, rowData.b, flags.b, strs.b, termOffs.b, termData.b, postOffs.b, postData.b, blobs.b, meta.b, codeTab.b, anchorTab.b}
+	one := func(b []byte) [][]byte { return [][]byte{b} }
+	secs := [][][]byte{one(fileOffs.b), one(fileData.b), one(rowData.b), one(flags.b), one(strs.b), one(termOffs.b),
+		one(termData.b), one(postOffs.b), one(postData.b), blobs, one(meta.b), one(codeTab.b), one(anchorTab.b)}
 	var hdr encoder
 	hdr.b = append(hdr.b, segMagic...)
 	for _, v := range []int{int(written), len(files), len(rows), len(vocab), sumTitle, sumBody, newest} {
 		hdr.u64(uint64(v))
 	}
-	for _, sec := range sections {
-		hdr.u64(uint64(len(sec)))
+	for _, sec := range secs {
+		n := 0
+		for _, p := range sec {
+			n += len(p)
+		}
+		hdr.u64(uint64(n))
 	}
 	hdr.u32(len(tokVersion))
 	hdr.b = append(hdr.b, tokVersion...)
-	return append(encodedSegment{hdr.b}, sections...)
+	return encodedSegment{hdr: hdr.b, secs: secs}
 }
 
-func appendPosting(ps []uint64, row int, title bool) []uint64 {
-	p := uint64(row) << 1
+func appendPosting(ps []uint32, row int, title bool) []uint32 {
+	p := uint32(row) << 1
 	if title {
 		p |= 1
 	}
-	if n := len(ps); n > 0 && ps[n-1]>>1 == uint64(row) {
+	if n := len(ps); n > 0 && ps[n-1]>>1 == uint32(row) {
 		return ps // a term repeated within one version
 	}
 	return append(ps, p)

@@ -3,7 +3,6 @@ package index
 import (
 	"cmp"
 	"context"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -59,11 +58,14 @@ type Snapshot struct {
 // SnapshotOf indexes records held in memory, as Open does a store.
 func SnapshotOf(recs []*record.Record, tok Tokenizer) *Snapshot {
 	f := &shardFile{rel: "memory"}
+	dict := newTermDict()
 	for _, r := range recs {
 		t, b := tok.Terms(r)
-		f.versions = append(f.versions, version{rec: r, title: t, body: b})
+		var enc encoder
+		encodeRecord(&enc, r)
+		f.versions = append(f.versions, newVersion(r, enc.b, dict.number(t), dict.number(b)))
 	}
-	seg, err := encodeSegment(tok.Version, 0, []*shardFile{f}).open("memory", tok.Version)
+	seg, err := encodeSegment(tok.Version, 0, []*shardFile{f}, dict).open("memory", tok.Version)
 	if err != nil {
 		panic(err) // encodeSegment's own output
 	}
@@ -418,16 +420,6 @@ func (s *Snapshot) Shards(id string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-func docOf(v version) Doc {
-	r := v.rec
-	d := Doc{ID: r.ID, Kind: r.Kind, Status: r.Status, Time: r.Time.UnixNano(), Created: r.Created.UnixNano(),
-		Confidence: math.NaN(), ErrorType: r.ErrorType, Tool: r.Tool, NTitle: len(v.title), NBody: len(v.body)}
-	if r.Confidence != nil {
-		d.Confidence = *r.Confidence
-	}
-	return d
 }
 
 // History returns every version of id the index holds, oldest first; a

@@ -41,9 +41,8 @@ func (sc *scan) parseAll() error {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			terms := map[string]string{}
 			for i := range next {
-				out[i], errs[i] = sc.parse(sc.jobs[i], terms)
+				out[i], errs[i] = sc.parse(sc.jobs[i])
 			}
 		})
 	}
@@ -72,9 +71,7 @@ func (sc *scan) parseAll() error {
 
 // parse reads one shard. It was stat'ed before it is read, so a write in
 // between shows as a changed shard next time, never as a missed one.
-// Each term is kept once per worker (terms): a big build holds every
-// version's terms until its segment is written, and most are repeats.
-func (sc *scan) parse(j parseJob, terms map[string]string) (*shardFile, error) {
+func (sc *scan) parse(j parseJob) (*shardFile, error) {
 	abs := filepath.Join(sc.store.Dir, j.rel)
 	data, err := os.ReadFile(abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -89,30 +86,15 @@ func (sc *scan) parse(j parseJob, terms map[string]string) (*shardFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &shardFile{rel: j.rel, size: j.size, mtime: j.mtime, ino: j.ino, sum: checksum(data), warns: warns}
+	f := &shardFile{rel: j.rel, size: j.size, mtime: j.mtime, ino: j.ino, sum: checksum(data), warns: warns,
+		versions: make([]version, 0, len(recs))}
 	for _, r := range recs {
 		t, b := sc.tok.Terms(r)
-		intern(terms, t)
-		intern(terms, b)
 		var enc encoder
 		encodeRecord(&enc, r)
-		// The segment needs the whole record only encoded; what it sorts
-		// and lays out in rows is kept apart, so a build does not hold
-		// every record's text twice.
-		f.versions = append(f.versions, version{rec: rowFields(r), title: t, body: b, enc: enc.b})
+		f.versions = append(f.versions, newVersion(r, enc.b, sc.dict.number(t), sc.dict.number(b)))
 	}
 	return f, nil
-}
-
-// intern replaces each of ts by the copy in terms, adding new ones.
-func intern(terms map[string]string, ts []string) {
-	for i, t := range ts {
-		if k, ok := terms[t]; ok {
-			ts[i] = k
-		} else {
-			terms[t] = t
-		}
-	}
 }
 
 // update writes what the scan found back to the index, and returns the
@@ -154,7 +136,7 @@ func (sc *scan) update() []*segment {
 				covered[e.rel] = true
 				f := &shardFile{rel: e.rel, size: e.size, mtime: e.mtime, ino: e.ino, sum: e.sum, gone: e.gone, warns: e.warns}
 				for _, row := range e.rows {
-					if v, err := seg.version(row); err == nil {
+					if v, err := seg.version(row, sc.dict); err == nil {
 						f.versions = append(f.versions, v)
 					}
 				}
@@ -179,39 +161,59 @@ func (sc *scan) update() []*segment {
 		}
 	}
 	segs := slices.Clone(keep)
-	var news []segmentFile
+	var written []string
 	if len(material) > 0 {
-		ns := segmentFile{name: segmentName(), data: encodeSegment(sc.tok.Version, sc.start, material)}
-		seg, err := ns.data.open(ns.name, sc.tok.Version)
-		if err != nil {
+		name := segmentName()
+		data := encodeSegment(sc.tok.Version, sc.start, material, sc.dict)
+		seg, err := sc.writeSegment(name, data)
+		if err == nil {
+			written = append(written, name)
+		} else if seg, err = data.open(name, sc.tok.Version); err != nil {
 			return sc.segs // cannot happen: the segment was just laid out
 		}
-		segs, news = append(segs, seg), []segmentFile{ns}
+		segs = append(segs, seg)
 	}
 	for _, seg := range segs {
 		m.segs = append(m.segs, seg.name)
 	}
-	sc.publish(m, news)
+	sc.publish(m, written)
 	sc.segs = segs
 	sc.old = m
 	return segs
 }
 
-// segmentFile is a segment encoded by this scan, to be written. A build
-// writes one segment, however big: readers resolve each newer segment's
-// records against the older ones, work that must stay as small as the
-// changes (a cold build split into one segment per core made every
-// prompt hook at 100k records five times slower).
-type segmentFile struct {
-	name string
-	data encodedSegment
+// writeSegment writes a new segment to the index directory and maps it
+// back. A build writes one segment, however big: readers resolve each
+// newer segment's records against the older ones, work that must stay as
+// small as the changes (a cold build split into one segment per core made
+// every prompt hook at 100k records five times slower).
+func (sc *scan) writeSegment(name string, data encodedSegment) (*segment, error) {
+	path := filepath.Join(indexDir(sc.store), name)
+	if err := store.WriteAtomic(path, data.parts()...); err != nil {
+		return nil, err
+	}
+	mapped, err := mapFile(path)
+	if err != nil {
+		_ = os.Remove(path)
+		return nil, err
+	}
+	return parseSegment(name, mapped, sc.tok.Version)
 }
 
-// publish writes the new segments and the manifest that names them,
-// unless another process is updating the index or already has: the index
-// is derived, so losing the race costs only the work.
-func (sc *scan) publish(m *manifest, news []segmentFile) {
+// publish writes the manifest naming the segments written, unless another
+// process is updating the index or already has: the index is derived, so
+// losing the race costs only the work, and the segments written for it
+// are removed.
+func (sc *scan) publish(m *manifest, written []string) {
 	dir := indexDir(sc.store)
+	published := false
+	defer func() {
+		if !published {
+			for _, name := range written {
+				_ = os.Remove(filepath.Join(dir, name))
+			}
+		}
+	}()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
 	}
@@ -223,14 +225,10 @@ func (sc *scan) publish(m *manifest, news []segmentFile) {
 	if cur := readManifest(sc.store, sc.tok.Version); !cur.sameAs(sc.read) {
 		return // another process published since this one read the manifest
 	}
-	for _, ns := range news {
-		if err := store.WriteAtomic(filepath.Join(dir, ns.name), ns.data...); err != nil {
-			return
-		}
-	}
 	if err := store.WriteAtomic(manifestPath(sc.store), m.encode(sc.tok.Version)); err != nil {
 		return
 	}
+	published = true
 	removeOrphans(dir, m.segs)
 }
 

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 )
@@ -16,11 +17,21 @@ func WriteAtomic(path string, parts ...[]byte) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
+	// Buffered: an index segment comes in a piece or two per record.
+	size := 0
 	for _, data := range parts {
-		if _, err := tmp.Write(data); err != nil {
+		size += len(data)
+	}
+	w := bufio.NewWriterSize(tmp, min(size, 256<<10))
+	for _, data := range parts {
+		if _, err := w.Write(data); err != nil {
 			tmp.Close()
 			return err
 		}
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
