@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"lore/index"
 	"lore/inject"
+	"lore/internal/gcpolicy"
 	"lore/record"
 	"lore/store"
 )
@@ -137,10 +137,10 @@ Exit codes:
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// lore runs for milliseconds: collecting garbage costs more than it
-	// frees. The memory limit turns the collector back on if a huge store
-	// needs it.
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(256 << 20)
+	// frees. The limit is the peak of a cold index build, whose live heap
+	// at 100k records stays under 80 MB (at 128 MB: 0.9-1.3 s and 134 MB;
+	// at 256 MB: 1.2 s and 268 MB).
+	gcpolicy.Start(128 << 20)
 	cwd, err := os.Getwd()
 	if err != nil {
 		cwd = "."

@@ -294,7 +294,7 @@ func (s *segment) version(i int, dict *termDict) (version, error) {
 	blob := d.b
 	r := decodeRecord(d)
 	enc := unsafe.Slice(unsafe.StringData(blob), len(blob)-len(d.b))
-	terms := func() []uint32 {
+	terms := func() []string {
 		n := d.count()
 		if n == 0 || d.err != nil {
 			return nil
@@ -307,11 +307,11 @@ func (s *segment) version(i int, dict *termDict) (version, error) {
 				d.err = errCorrupt
 			}
 		}
-		return dict.number(ts)
+		return ts
 	}
 	title := terms()
 	body := terms()
-	return newVersion(r, enc, title, body), d.err
+	return newVersion(r, enc, title, body, dict), d.err
 }
 
 // firstRow is the first row whose ID is >= id.

@@ -23,33 +23,61 @@ type shardFile struct {
 
 // version is one record version as a build holds it until its segment is
 // written: the fields a segment sorts by and lays out in rows, the whole
-// record encoded (encodeRecord), and its search terms as numbers in the
-// build's dictionary. A cold build holds every version of the store at
-// once, so it holds no pointers it can do without: at 100k records, a
-// whole record.Record per version cost 45 MB and terms as strings 24 MB,
-// all of it scanned by every collection.
+// record encoded (encodeRecord), and its search terms. A cold build holds
+// every version of the store at once, so strings other than the ID are
+// numbered in the build's dictionary, and the anchors are read back from
+// the encoding: at 100k records a whole record.Record per version cost
+// 45 MB and terms as strings 24 MB, all of it scanned by every collection.
 type version struct {
-	id, kind, status, errorType, tool string
-	time, created                     int64   // UnixNano
-	confidence                        float64 // NaN: none
-	anchors                           []record.Anchor
-	enc                               []byte
-	title, body                       []uint32
+	id            string
+	fields        [nFields]uint32 // kind, status, error type, tool, numbered
+	time, created int64           // UnixNano
+	confidence    float64         // NaN: none
+	enc           []byte
+	terms         []uint32 // the headline's terms, then the body's
+	nTitle        int
 }
 
-// newVersion is r's version, r encoded as enc.
-func newVersion(r *record.Record, enc []byte, title, body []uint32) version {
-	v := version{id: r.ID, kind: string(r.Kind), status: r.Status, errorType: r.ErrorType, tool: r.Tool,
-		time: r.Time.UnixNano(), created: r.Created.UnixNano(), confidence: math.NaN(),
-		anchors: r.Anchors, enc: enc, title: title, body: body}
+// The strings of a version's fields, by their place in version.fields.
+const (
+	fKind = iota
+	fStatus
+	fErrorType
+	fTool
+	nFields
+)
+
+// newVersion is r's version, r encoded as enc, its strings numbered in dict.
+func newVersion(r *record.Record, enc []byte, title, body []string, dict *termDict) version {
+	v := version{id: r.ID, time: r.Time.UnixNano(), created: r.Created.UnixNano(), confidence: math.NaN(),
+		enc: enc, nTitle: len(title)}
 	if r.Confidence != nil {
 		v.confidence = *r.Confidence
 	}
+	dict.number(v.fields[:], []string{string(r.Kind), r.Status, r.ErrorType, r.Tool})
+	v.terms = make([]uint32, len(title)+len(body))
+	dict.number(v.terms, title)
+	dict.number(v.terms[len(title):], body)
 	return v
 }
 
+func (v *version) title() []uint32 { return v.terms[:v.nTitle] }
+func (v *version) body() []uint32  { return v.terms[v.nTitle:] }
+
 // whole decodes the version's record.
 func (v *version) whole() *record.Record { return decodeRecord(&decoder{b: string(v.enc)}) }
+
+// anchors is the encoding of the version's anchors (encodeRecord writes
+// them first) and how many there are.
+func (v *version) anchors() (enc []byte, n int) {
+	d := decoder{b: bytesString(v.enc)}
+	if n = int(d.uint()); n == 0 {
+		return nil, 0
+	}
+	d = decoder{b: bytesString(v.enc)}
+	decodeAnchors(&d, nil)
+	return v.enc[:len(v.enc)-len(d.b)], n
+}
 
 // termDict numbers the distinct terms of one build, for the parse workers
 // together: a number is a quarter of a string's header and holds no
@@ -62,12 +90,8 @@ type termDict struct {
 
 func newTermDict() *termDict { return &termDict{ids: map[string]uint32{}} }
 
-// number returns the numbers of ts, adding the terms it has not seen.
-func (d *termDict) number(ts []string) []uint32 {
-	if len(ts) == 0 {
-		return nil
-	}
-	out := make([]uint32, len(ts))
+// number writes the numbers of ts to out, adding the terms it has not seen.
+func (d *termDict) number(out []uint32, ts []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for i, t := range ts {
@@ -80,7 +104,6 @@ func (d *termDict) number(ts []string) []uint32 {
 		}
 		out[i] = id
 	}
-	return out
 }
 
 // encodeSegment lays out the versions of files as a segment, their terms
@@ -120,11 +143,11 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile, dict *t
 	// vocabulary sorted, and each term's place in it (rank).
 	posts := make([][]uint32, len(dict.terms))
 	for ri, r := range rows {
-		for _, t := range r.v.title {
+		for _, t := range r.v.title() {
 			posts[t] = appendPosting(posts[t], ri, true)
 		}
-		for _, t := range r.v.body {
-			if !slices.Contains(r.v.title, t) {
+		for _, t := range r.v.body() {
+			if !slices.Contains(r.v.title(), t) {
 				posts[t] = appendPosting(posts[t], ri, false)
 			}
 		}
@@ -192,20 +215,22 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile, dict *t
 	var anchorTab encoder
 	nAnchors := 0
 	for _, r := range rows {
-		nAnchors += len(r.v.anchors)
+		_, n := r.v.anchors()
+		nAnchors += n
 	}
 	anchorTab.uint(uint64(nAnchors))
 	lastAnchored := 0
 	for ri, r := range rows {
 		v := r.v
 		fileRows[r.file] = append(fileRows[r.file], ri)
-		nTitle, nBody := min(len(v.title), math.MaxUint16), min(len(v.body), math.MaxUint16)
+		nTitle, nBody := min(v.nTitle, math.MaxUint16), min(len(v.terms)-v.nTitle, math.MaxUint16)
+		kind, status := dict.terms[v.fields[fKind]], dict.terms[v.fields[fStatus]]
 		rowData.u32(len(strs.b)) // IDs are unique: not worth interning
 		strs.str(v.id)
-		rowData.u32(ref(v.kind))
-		rowData.u32(ref(v.status))
-		rowData.u32(ref(v.errorType))
-		rowData.u32(ref(v.tool))
+		rowData.u32(ref(kind))
+		rowData.u32(ref(status))
+		rowData.u32(ref(dict.terms[v.fields[fErrorType]]))
+		rowData.u32(ref(dict.terms[v.fields[fTool]]))
 		rowData.u32(r.file)
 		rowData.u32(blobOff)
 		rowData.u16(nTitle)
@@ -213,24 +238,24 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile, dict *t
 		rowData.u64(uint64(v.time))
 		rowData.u64(uint64(v.created))
 		rowData.u64(math.Float64bits(v.confidence))
-		meta.b = append(meta.b, codeOf(v.kind), codeOf(v.status))
+		meta.b = append(meta.b, codeOf(kind), codeOf(status))
 		meta.u16(nTitle)
 		meta.u16(nBody)
 		var fl byte
 		if ri == len(rows)-1 || rows[ri+1].v.id != v.id {
 			fl |= flagNewest
 			newest++
-			sumTitle += len(v.title)
-			sumBody += len(v.body)
+			sumTitle += v.nTitle
+			sumBody += len(v.terms) - v.nTitle
 		}
-		if len(v.anchors) > 0 {
+		if enc, n := v.anchors(); n > 0 {
 			anchorTab.uint(uint64(ri - lastAnchored))
-			encodeAnchors(&anchorTab, v.anchors)
+			anchorTab.b = append(anchorTab.b, enc...)
 			lastAnchored = ri
 		}
 		flags.b = append(flags.b, fl)
 		start := len(termLists.b)
-		for _, ts := range [][]uint32{v.title, v.body} {
+		for _, ts := range [][]uint32{v.title(), v.body()} {
 			termLists.uint(uint64(len(ts)))
 			for _, t := range ts {
 				termLists.uint(uint64(rank[t]))

@@ -63,7 +63,7 @@ func SnapshotOf(recs []*record.Record, tok Tokenizer) *Snapshot {
 		t, b := tok.Terms(r)
 		var enc encoder
 		encodeRecord(&enc, r)
-		f.versions = append(f.versions, newVersion(r, enc.b, dict.number(t), dict.number(b)))
+		f.versions = append(f.versions, newVersion(r, enc.b, t, b, dict))
 	}
 	seg, err := encodeSegment(tok.Version, 0, []*shardFile{f}, dict).open("memory", tok.Version)
 	if err != nil {

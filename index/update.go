@@ -41,8 +41,9 @@ func (sc *scan) parseAll() error {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			var scratch encoder
 			for i := range next {
-				out[i], errs[i] = sc.parse(sc.jobs[i])
+				out[i], errs[i] = sc.parse(sc.jobs[i], &scratch)
 			}
 		})
 	}
@@ -71,7 +72,9 @@ func (sc *scan) parseAll() error {
 
 // parse reads one shard. It was stat'ed before it is read, so a write in
 // between shows as a changed shard next time, never as a missed one.
-func (sc *scan) parse(j parseJob) (*shardFile, error) {
+// Records are encoded in scratch and kept at their exact size: a build
+// holds them all until its segment is written.
+func (sc *scan) parse(j parseJob, scratch *encoder) (*shardFile, error) {
 	abs := filepath.Join(sc.store.Dir, j.rel)
 	data, err := os.ReadFile(abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -90,9 +93,9 @@ func (sc *scan) parse(j parseJob) (*shardFile, error) {
 		versions: make([]version, 0, len(recs))}
 	for _, r := range recs {
 		t, b := sc.tok.Terms(r)
-		var enc encoder
-		encodeRecord(&enc, r)
-		f.versions = append(f.versions, newVersion(r, enc.b, sc.dict.number(t), sc.dict.number(b)))
+		scratch.b = scratch.b[:0]
+		encodeRecord(scratch, r)
+		f.versions = append(f.versions, newVersion(r, slices.Clone(scratch.b), t, b, sc.dict))
 	}
 	return f, nil
 }

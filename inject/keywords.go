@@ -1,9 +1,11 @@
 package inject
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
 )
@@ -19,13 +21,25 @@ type Token struct {
 // first appearance, without duplicates. See Tokens for the rules.
 func Keywords(text string) []string {
 	var out []string
-	seen := map[string]bool{}
-	for _, t := range Tokens(text) {
-		if !seen[t.Stem] {
+	var seen map[string]bool // past a few terms; a linear scan is cheaper before
+	eachToken(text, func(t Token) {
+		switch {
+		case seen != nil:
+			if seen[t.Stem] {
+				return
+			}
 			seen[t.Stem] = true
-			out = append(out, t.Stem)
+		case slices.Contains(out, t.Stem):
+			return
+		case len(out) == 16:
+			seen = make(map[string]bool, 64)
+			for _, s := range out {
+				seen[s] = true
+			}
+			seen[t.Stem] = true
 		}
-	}
+		out = append(out, t.Stem)
+	})
 	return out
 }
 
@@ -44,22 +58,32 @@ func Keywords(text string) []string {
 //   - words are stemmed with the Porter2 (Snowball English) stemmer.
 func Tokens(text string) []Token {
 	var out []Token
-	for _, chunk := range chunks(text) {
-		ps := parts(chunk, isVersion(chunk))
-		if len(ps) > 1 || isVersion(chunk) {
+	eachToken(text, func(t Token) { out = append(out, t) })
+	return out
+}
+
+// eachToken calls yield with each of Tokens(text), without the slice: an
+// index build tokenizes every record.
+func eachToken(text string, yield func(Token)) {
+	var last string
+	var pbuf [16]string
+	eachChunk(text, func(chunk string) {
+		version := isVersion(chunk)
+		ps := parts(pbuf[:0], chunk, version)
+		if len(ps) > 1 || version {
 			// The identifier, file name or version whole, before its parts:
 			// block_on, Signed-off-by, node-fetch, ThemeContext, TLSv1.1 said
 			// exactly are stronger evidence than their words apart.
-			lower := strings.ToLower(chunk)
-			out = append(out, Token{lower, chunk})
+			last = strings.ToLower(chunk)
+			yield(Token{last, chunk})
 		}
 		for _, p := range ps {
-			if t, ok := token(p); ok && (len(out) == 0 || out[len(out)-1].Stem != t.Stem) {
-				out = append(out, t)
+			if t, ok := token(p); ok && t.Stem != last {
+				last = t.Stem
+				yield(t)
 			}
 		}
-	}
-	return out
+	})
 }
 
 // token turns one part of a chunk into a term, or reports it insignificant.
@@ -85,41 +109,52 @@ func token(p string) (Token, bool) {
 	return Token{s, p}, true
 }
 
-// chunks splits text at white space and punctuation, keeping together the
+// eachChunk splits text at white space and punctuation, keeping together the
 // runs of letters and digits joined by '.', '_' or '-' that make up
-// identifiers, file names and versions (the parts are split later).
-func chunks(text string) []string {
-	var out []string
-	rs := []rune(text)
+// identifiers, file names and versions (the parts are split later). The
+// chunks share text's memory: an index build tokenizes every record.
+func eachChunk(text string, yield func(string)) {
 	start := -1
-	for i := 0; i <= len(rs); i++ {
-		inside := i < len(rs) && (isAlnum(rs[i]) ||
-			(rs[i] == '.' || rs[i] == '_' || rs[i] == '-') && start >= 0 && i+1 < len(rs) && isAlnum(rs[i+1]))
-		if inside {
-			if start < 0 {
-				start = i
-			}
-			continue
+	for i := 0; i < len(text); {
+		c, n := utf8.DecodeRuneInString(text[i:])
+		inside := isAlnum(c)
+		if !inside && (c == '.' || c == '_' || c == '-') && start >= 0 {
+			next, _ := utf8.DecodeRuneInString(text[i+n:])
+			inside = i+n < len(text) && isAlnum(next)
 		}
-		if start >= 0 {
-			out = append(out, string(rs[start:i]))
+		switch {
+		case inside && start < 0:
+			start = i
+		case !inside && start >= 0:
+			yield(text[start:i])
 			start = -1
 		}
+		i += n
 	}
-	return out
+	if start >= 0 {
+		yield(text[start:])
+	}
 }
 
 // parts splits a chunk into words: at '_', '-' and '.' (except between
 // digits, which is a version), at camelCase humps, and before a version
 // marker (TLSv1.1 → TLS, 1.1); in a version, also where letters meet
-// digits (python3.11 → python, 3.11).
-func parts(chunk string, version bool) []string {
-	var out []string
-	rs := []rune(chunk)
+// digits (python3.11 → python, 3.11). The words, appended to out,
+// share chunk's memory.
+func parts(out []string, chunk string, version bool) []string {
+	// The chunk's runes and where each starts in it, on the stack for
+	// the chunks of ordinary length.
+	var rbuf [64]rune
+	var obuf [65]int
+	rs, offs := rbuf[:0], obuf[:0]
+	for i, c := range chunk {
+		rs, offs = append(rs, c), append(offs, i)
+	}
+	offs = append(offs, len(chunk))
 	start := 0
 	flush := func(end int) {
 		if end > start {
-			p := string(rs[start:end])
+			p := chunk[offs[start]:offs[end]]
 			if len(p) > 1 && (p[0] == 'v' || p[0] == 'V') && isDigits(p[1:]) {
 				p = p[1:] // v1.2 is 1.2
 			}
@@ -178,11 +213,12 @@ func hasDigit(w string) bool { return strings.IndexFunc(w, unicode.IsDigit) >= 0
 // isVersion reports a chunk that names a version with letters around it
 // (TLSv1.1, python3.11, node-18.2): kept whole so the exact string counts.
 func isVersion(chunk string) bool {
-	rs := []rune(chunk)
 	dotted := false
-	for i := 1; i+1 < len(rs); i++ {
-		if rs[i] == '.' && unicode.IsDigit(rs[i-1]) && unicode.IsDigit(rs[i+1]) {
-			dotted = true
+	for i := 1; i+1 < len(chunk) && !dotted; i++ {
+		if chunk[i] == '.' {
+			prev, _ := utf8.DecodeLastRuneInString(chunk[:i])
+			next, _ := utf8.DecodeRuneInString(chunk[i+1:])
+			dotted = unicode.IsDigit(prev) && unicode.IsDigit(next)
 		}
 	}
 	return dotted && strings.IndexFunc(chunk, unicode.IsLetter) >= 0
