@@ -83,7 +83,7 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 // factor of their score and the gate's reason.
 func (e *env) explain(ix *inject.Index, text string, minRelevance float64, clock func() time.Time) error {
 	fmt.Fprintf(e.stdout, "keywords: %s\n", termSafe(strings.Join(inject.Words(text), " ")))
-	fmt.Fprintf(e.stdout, "gate: relevance = evidence × share ≥ %.2f (min_relevance), and score ≥ half the best\n", minRelevance)
+	fmt.Fprintf(e.stdout, "gate: %s\n", inject.GateRule(minRelevance))
 	fmt.Fprintln(e.stdout, "evidence = (terms + phrases) × (1 + 0.5 × headline coverage) × named file; score = evidence × kind × recency × status × code")
 	fmt.Fprintln(e.stdout)
 	res := ix.Rank(text, inject.Options{Now: clock(), Limit: explainLimit})

@@ -88,6 +88,26 @@ func (q *query) share(mask uint64) float64 {
 	return got / all
 }
 
+// codeWord is the first word in mask typed as code: an identifier or file
+// name (words joined by '_', '.', '/' or '-'), a version, or a number of
+// three or more digits. Such a word rarely matches by chance, as the
+// records that hold it are about it.
+func (q *query) codeWord(mask uint64) string {
+	for i, w := range q.typed {
+		if mask&(1<<i) != 0 && isCodeWord(w) {
+			return w
+		}
+	}
+	return ""
+}
+
+func isCodeWord(w string) bool {
+	if strings.ContainsAny(w, "_./-") {
+		return true
+	}
+	return len(w) >= 3 && strings.ContainsAny(w, "0123456789")
+}
+
 // phrases credits pairs of consecutive prompt words found next to each
 // other (or one word apart) in one field of r: a pasted error line or a
 // name of several words says more than the same words scattered.
