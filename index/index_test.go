@@ -134,10 +134,10 @@ func mustMatch(t *testing.T, s *store.Store, snap *Snapshot, what string) {
 		w := strings.Fields(strings.ToLower(r.Text))[0]
 		found := false
 		for _, p := range snap.Postings(w) {
-			if !snap.Current(p.Doc) {
+			if !snap.Current(int(p.Doc)) {
 				t.Fatalf("%s: postings for %q hold a version that is not current", what, w)
 			}
-			found = found || snap.Record(p.Doc).ID == r.ID
+			found = found || snap.Record(int(p.Doc)).ID == r.ID
 		}
 		if !found {
 			t.Fatalf("%s: %s not found by %q", what, r.ID, w)

@@ -28,8 +28,9 @@ type Doc struct {
 }
 
 // Posting is one current record holding a term, in its headline or body.
+// Eight bytes: a common term of a large store has tens of thousands.
 type Posting struct {
-	Doc   int
+	Doc   int32
 	Title bool
 }
 
@@ -48,7 +49,6 @@ type Snapshot struct {
 	dead  []map[int]bool // per segment: rows of shards a newer segment describes
 	count int            // current records
 	recs  map[int]*record.Record
-	terms []string
 	all   []*record.Record
 
 	avgTitle, avgBody float64
@@ -321,20 +321,38 @@ func (s *Snapshot) Newest(limit int, keep func(record.Kind, string) bool) []*rec
 	return out
 }
 
-// Terms is every term that some version holds, sorted.
-func (s *Snapshot) Terms() []string {
-	if s.terms == nil {
-		for _, seg := range s.segs {
-			for i := range seg.nTerms {
-				s.terms = append(s.terms, seg.term(i))
-			}
-		}
-		if len(s.segs) > 1 {
-			slices.Sort(s.terms)
-			s.terms = slices.Compact(s.terms)
+// HasTerm reports whether some version holds term.
+func (s *Snapshot) HasTerm(term string) bool {
+	for _, seg := range s.segs {
+		if _, ok := seg.findTerm(term); ok {
+			return true
 		}
 	}
-	return s.terms
+	return false
+}
+
+// TermsWithPrefix lists, sorted and once each, the terms some version
+// holds that start with prefix. It reads only that run of each segment's
+// vocabulary: a prompt asks for a few runs, and a fresh process pays for
+// every page it touches (the whole vocabulary of 100k records is
+// megabytes).
+func (s *Snapshot) TermsWithPrefix(prefix string) []string {
+	var out []string
+	for _, seg := range s.segs {
+		i, _ := seg.findTerm(prefix)
+		for ; i < seg.nTerms; i++ {
+			t := seg.term(i)
+			if !strings.HasPrefix(t, prefix) {
+				break
+			}
+			out = append(out, t)
+		}
+	}
+	if len(s.segs) > 1 {
+		slices.Sort(out)
+		out = slices.Compact(out)
+	}
+	return out
 }
 
 // Postings lists the current records holding term.
@@ -355,7 +373,7 @@ func (s *Snapshot) Postings(term string) []Posting {
 				}
 			}
 			if cur {
-				out = append(out, Posting{s.first[k] + row, title})
+				out = append(out, Posting{int32(s.first[k] + row), title})
 			}
 		})
 	}

@@ -57,7 +57,6 @@ func (ix *Index) expand(q, raw string) []termMatch {
 			found[t] = termMatch{term: t, sim: sim, how: how}
 		}
 	}
-	vocab := ix.snap.Terms()
 	if ix.has(q) {
 		add(q, simExact, "exact")
 	}
@@ -67,9 +66,8 @@ func (ix *Index) expand(q, raw string) []termMatch {
 		}
 	}
 	// Prefix relations both ways: terms starting with q are a sorted run.
-	i := sort.SearchStrings(vocab, q)
-	for ; i < len(vocab) && strings.HasPrefix(vocab[i], q); i++ {
-		if t := vocab[i]; t != q && prefixClose(q, t) {
+	for _, t := range ix.snap.TermsWithPrefix(q) {
+		if t != q && prefixClose(q, t) {
 			add(t, simPrefix, "prefix")
 		}
 	}
@@ -77,9 +75,8 @@ func (ix *Index) expand(q, raw string) []termMatch {
 	// storage): the same word in another form the stemmer did not fold;
 	// only for a word the store does not hold itself.
 	if len(q) >= 5 && !ix.has(q) {
-		stem := q[:len(q)-1]
-		for i := sort.SearchStrings(vocab, stem); i < len(vocab) && strings.HasPrefix(vocab[i], stem); i++ {
-			if t := vocab[i]; t != q && len(t) <= len(q)+2 && !strings.HasPrefix(t, q) {
+		for _, t := range ix.snap.TermsWithPrefix(q[:len(q)-1]) {
+			if t != q && len(t) <= len(q)+2 && !strings.HasPrefix(t, q) {
 				add(t, simStem, "word form")
 			}
 		}
@@ -93,9 +90,7 @@ func (ix *Index) expand(q, raw string) []termMatch {
 		if len(w) < 4 || ix.has(q) {
 			continue
 		}
-		lo := sort.SearchStrings(vocab, w[:1])
-		for j := lo; j < len(vocab) && vocab[j][0] == w[0]; j++ {
-			t := vocab[j]
+		for _, t := range ix.snap.TermsWithPrefix(w[:1]) {
 			if abs(len(t)-len(w)) > 2 || len(w) <= 5 && !sameLetters(w, t) {
 				continue
 			}
@@ -111,7 +106,8 @@ func (ix *Index) expand(q, raw string) []termMatch {
 	// Abbreviations and partial identifiers: q as a subsequence of a short
 	// field term, starting at the same letter (cfg ~ config).
 	if len(q) >= 3 && len(found) == 0 && isAbbreviation(q) {
-		for _, m := range fuzzy.Find(q, vocab) {
+		// Only the terms starting with q's letter can qualify.
+		for _, m := range fuzzy.Find(q, ix.snap.TermsWithPrefix(q[:1])) {
 			t := m.Str
 			if t[0] == q[0] && float64(len(q))/float64(len(t)) >= 0.5 && len(t) <= 12 {
 				add(t, simFuzzy, "fuzzy")

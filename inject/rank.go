@@ -76,10 +76,7 @@ func NewIndex(snap *index.Snapshot, cfg *config.Config) *Index {
 	return &Index{snap: snap, cfg: cfg, synonyms: stemSynonyms(cfg.Synonyms)}
 }
 
-func (ix *Index) has(term string) bool {
-	_, found := slices.BinarySearch(ix.snap.Terms(), term)
-	return found
-}
+func (ix *Index) has(term string) bool { return ix.snap.HasTerm(term) }
 
 // Scored is a record with its score and the factors behind it.
 type Scored struct {
@@ -128,13 +125,6 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	}
 	size := ix.snap.Len()
 	avgTitle, avgBody := ix.snap.AvgTerms()
-	// Per-record accumulators in slices, not maps: a common term can touch
-	// thousands of records in a large store.
-	terms := make([]float64, size)
-	matched := make([]uint64, size) // bit i: word i matched the record
-	titleHits := make([]uint16, size)
-	best := make([]float64, size)
-	inTitle := make([]bool, size)
 	// Field lengths normalise a match's weight (BM25F), so a long record
 	// does not win by mentioning everything.
 	norm := func(d int, title bool) float64 {
@@ -144,37 +134,57 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 		}
 		return 1 - bBody + bBody*float64(nb)/avgBody
 	}
-	var touched, candidates []int
+	// Accumulators per candidate, found through a slot per record: a
+	// common term touches thousands of records in a large store, and a
+	// fresh process pays a page fault for each page of memory it touches,
+	// so what every record needs is kept to 4 bytes (27 in per-record
+	// accumulators: 730 pages at 100k records).
+	slot := make([]int32, size) // candidate index + 1; 0: not yet a candidate
+	// Sized for every posting at once: appending would copy the slice at
+	// each growth, touching several times its final size.
+	posts := 0
+	for _, ms := range q.expand {
+		for _, m := range ms {
+			posts += len(m.posts)
+		}
+	}
+	cands := make([]candidate, 0, min(size, posts))
+	var touched []int32 // the candidates the current word matched
 	for qi := range q.words {
 		touched = touched[:0]
 		for _, m := range q.expand[qi] {
 			for _, p := range m.posts {
-				if best[p.Doc] == 0 {
-					touched = append(touched, p.Doc)
+				ci := slot[p.Doc] - 1
+				if ci < 0 {
+					cands = append(cands, candidate{d: p.Doc})
+					ci = int32(len(cands) - 1)
+					slot[p.Doc] = ci + 1
+				}
+				c := &cands[ci]
+				if c.best == 0 {
+					touched = append(touched, ci)
 				}
 				var tf float64
 				if p.Title {
-					tf = m.sim * titleWeight / norm(p.Doc, true)
-					inTitle[p.Doc] = true
+					tf = m.sim * titleWeight / norm(int(p.Doc), true)
+					c.inTitle = true
 				} else {
-					tf = m.sim * bodyWeight / norm(p.Doc, false)
+					tf = m.sim * bodyWeight / norm(int(p.Doc), false)
 				}
-				best[p.Doc] = max(best[p.Doc], tf)
+				c.best = max(c.best, tf)
 			}
 		}
-		for _, d := range touched {
-			if matched[d] == 0 {
-				candidates = append(candidates, d)
-			}
+		for _, ci := range touched {
+			c := &cands[ci]
 			// Saturating: a word's evidence is at most its specificity,
 			// however the record repeats it; and the sum does not shrink
 			// when the prompt has more words.
-			terms[d] += q.spec[qi] * best[d] * (k1 + 1) / (best[d] + k1)
-			matched[d] |= 1 << qi
-			if inTitle[d] {
-				titleHits[d]++
+			c.terms += q.spec[qi] * c.best * (k1 + 1) / (c.best + k1)
+			c.matched |= 1 << qi
+			if c.inTitle {
+				c.titleHits++
 			}
-			best[d], inTitle[d] = 0, false
+			c.best, c.inTitle = 0, false
 		}
 	}
 	// Every candidate gets a first score without recency and phrases; only
@@ -182,40 +192,42 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	// of candidates in a large store).
 	keep := phraseCandidates
 	if o.Limit == 0 {
-		keep = len(candidates)
+		keep = len(cands)
 	} else {
 		keep = max(keep, o.Limit)
 	}
 	top := newTopK(keep)
-	for _, d := range candidates {
-		kind, st := ix.snap.KindStatus(d)
+	for ci, c := range cands {
+		kind, st := ix.snap.KindStatus(int(c.d))
 		status, ok := statusFactor[st]
 		if !ok || len(o.Kinds) > 0 && !slices.Contains(o.Kinds, kind) {
 			continue
 		}
 		cov := 0.0
-		if nt, _ := ix.snap.Lengths(d); nt > 0 {
-			cov = min(1, float64(titleHits[d])/float64(nt))
+		if nt, _ := ix.snap.Lengths(int(c.d)); nt > 0 {
+			cov = min(1, float64(c.titleHits)/float64(nt))
 		}
-		top.offer(d, terms[d]*(1+coverageBoost*cov)*ix.cfg.Weight(kind)*status)
+		top.offer(ci, c.terms*(1+coverageBoost*cov)*ix.cfg.Weight(kind)*status)
 	}
 	type cand struct {
-		d  int
-		sc Scored
+		d       int
+		matched uint64
+		sc      Scored
 	}
 	cs := make([]cand, 0, len(top.items))
 	for _, it := range top.items {
-		d := it.d
+		c := &cands[it.d]
+		d := int(c.d)
 		doc := ix.snap.Doc(d)
-		sc := Scored{Terms: terms[d], Status: statusFactor[doc.Status], Kind: ix.cfg.Weight(doc.Kind),
+		sc := Scored{Terms: c.terms, Status: statusFactor[doc.Status], Kind: ix.cfg.Weight(doc.Kind),
 			Recency: recency(doc.Created, o.Now, ix.cfg.Inject.HalfLifeDays), Named: 1, Code: 1}
 		if doc.NTitle > 0 {
-			sc.Coverage = min(1, float64(titleHits[d])/float64(doc.NTitle))
+			sc.Coverage = min(1, float64(c.titleHits)/float64(doc.NTitle))
 		}
-		sc.Share = q.share(matched[d])
-		sc.CodeWord = q.codeWord(matched[d])
+		sc.Share = q.share(c.matched)
+		sc.CodeWord = q.codeWord(c.matched)
 		sc.score()
-		cs = append(cs, cand{d, sc})
+		cs = append(cs, cand{d, c.matched, sc})
 	}
 	byScore := func(a, b cand) int {
 		if c := cmp.Compare(b.sc.Score, a.sc.Score); c != 0 {
@@ -247,14 +259,24 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 			break
 		}
 		c.sc.Rec = ix.snap.Record(c.d)
-		c.sc.Matched = q.explain(c.sc.Rec, matched[c.d])
+		c.sc.Matched = q.explain(c.sc.Rec, c.matched)
 		out = append(out, c.sc)
 	}
 	ix.gate(out)
 	return out
 }
 
-// topK keeps the k best-scoring records offered, in no order.
+// candidate accumulates the evidence for record d over the prompt's words.
+type candidate struct {
+	terms     float64 // saturating, specificity-weighted term matches
+	best      float64 // the current word's strongest match in the record
+	matched   uint64  // bit i: word i matched the record
+	d         int32
+	titleHits uint16
+	inTitle   bool // the current word matched the headline
+}
+
+// topK keeps the k best-scoring items offered, in no order.
 type topK struct {
 	k     int
 	items []scoredDoc
@@ -262,7 +284,7 @@ type topK struct {
 }
 
 type scoredDoc struct {
-	d     int
+	d     int // what is scored: in Rank, a candidate's index
 	score float64
 }
 
