@@ -40,14 +40,20 @@ type Status struct {
 func (s *Store) StoreStatus(ctx context.Context) (*Status, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	// Every git command starts at once: the two diffs and the listing each
-	// stat the whole store, and they fail harmlessly when there is no
-	// commit or no upstream.
+	// Every git command starts at once; they fail harmlessly when there is
+	// no commit or no upstream. Shards are only appended to, so what is
+	// uncommitted is what is staged plus what is not, and what is not yet
+	// upstream is the commits since it plus what is uncommitted. Each of
+	// those diffs is cheap: git's index compares with HEAD through its
+	// cached trees, and the working tree with the index by stat (a diff of
+	// the working tree with HEAD reads every tree of the store: 68 ms at
+	// 100k records against 4 and 18).
 	branch := gitrepo.Start(ctx, s.Getenv, s.Dir, "rev-parse", "--abbrev-ref", "HEAD")
 	upstream := gitrepo.Start(ctx, s.Getenv, s.Dir, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
 	others := gitrepo.Start(ctx, s.Getenv, s.Dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
-	sinceHead := gitrepo.Start(ctx, s.Getenv, s.Dir, "diff", "--no-color", "-U0", "HEAD", "--", ".")
-	sinceUpstream := gitrepo.Start(ctx, s.Getenv, s.Dir, "diff", "--no-color", "-U0", "@{upstream}", "--", ".")
+	staged := gitrepo.Start(ctx, s.Getenv, s.Dir, "diff", "--no-color", "-U0", "--cached", "HEAD", "--", ".")
+	unstaged := gitrepo.Start(ctx, s.Getenv, s.Dir, "diff", "--no-color", "-U0", "--", ".")
+	sinceUpstream := gitrepo.Start(ctx, s.Getenv, s.Dir, "diff", "--no-color", "-U0", "@{upstream}", "HEAD", "--", ".")
 
 	st := &Status{}
 	if out, err := branch(); err != nil {
@@ -63,7 +69,11 @@ func (s *Store) StoreStatus(ctx context.Context) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	diff, err := sinceHead()
+	notStaged, err := unstaged()
+	if err != nil {
+		return nil, err
+	}
+	diff, err := staged()
 	if err != nil {
 		if _, headErr := gitrepo.Run(ctx, s.Getenv, s.Dir, "rev-parse", "--verify", "-q", "HEAD"); headErr == nil {
 			return nil, err // the diff failed for another reason
@@ -72,7 +82,7 @@ func (s *Store) StoreStatus(ctx context.Context) (*Status, error) {
 		st.Note = "no commit yet"
 		return st, nil
 	}
-	st.Uncommitted = diffCounts(diff, untracked)
+	st.Uncommitted = diffCounts(diff+notStaged, untracked)
 	up, err := upstream()
 	if err != nil {
 		st.Note = "no upstream branch"
@@ -82,7 +92,7 @@ func (s *Store) StoreStatus(ctx context.Context) (*Status, error) {
 	if diff, err = sinceUpstream(); err != nil {
 		return nil, err
 	}
-	st.Unpushed = diffCounts(diff, untracked)
+	st.Unpushed = diffCounts(diff, st.Uncommitted)
 	return st, nil
 }
 
@@ -108,10 +118,10 @@ func (s *Store) untrackedCounts(lsFiles string) (Counts, error) {
 }
 
 // diffCounts counts the record lines git diff says were added since base,
-// plus the untracked shards.
-func diffCounts(out string, untracked Counts) Counts {
+// plus the counts in also.
+func diffCounts(out string, also Counts) Counts {
 	c := Counts{}
-	for k, v := range untracked {
+	for k, v := range also {
 		c[k] = &KindCount{v.New, v.Revised}
 	}
 	added := map[string]*bytes.Buffer{}
