@@ -75,6 +75,10 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, git *GitSource) *Res
 		}
 		return newest(a, b)
 	})
+	// The active failures, for Recurring: one pass over the rows. Room for
+	// every row: memory never written costs nothing, and growing by
+	// appending would copy it several times.
+	fails := make([]int32, 0, snap.Len())
 	for i := range snap.Len() {
 		if !snap.Current(i) {
 			continue
@@ -89,6 +93,8 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, git *GitSource) *Res
 		case record.Pattern:
 			d := snap.Doc(i)
 			pats.Offer(weighed{doc: i, created: d.Created, confidence: confidence(d)})
+		case record.Failure:
+			fails = append(fails, int32(i))
 		case record.Observation:
 			v.Inbox++
 		}
@@ -99,7 +105,7 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, git *GitSource) *Res
 	for _, w := range pats.Items() {
 		v.Patterns = append(v.Patterns, snap.Record(w.doc))
 	}
-	v.Failures = Recurring(snap, recurringMin)
+	v.Failures = recurring(snap, fails, recurringMin)
 	if len(v.Failures) > resumeFailures {
 		v.Failures = v.Failures[:resumeFailures]
 	}
@@ -241,14 +247,20 @@ func (g *GitChanges) summary() string {
 // Recurring is failures.Triggers over the snapshot's active failures,
 // decoding only the messages it reports.
 func Recurring(snap *index.Snapshot, min int) []failures.Trigger {
+	var fails []int32
+	for i := range snap.Len() {
+		if kind, status := snap.KindStatus(i); kind == record.Failure && status == record.StatusActive && snap.Current(i) {
+			fails = append(fails, int32(i))
+		}
+	}
+	return recurring(snap, fails, min)
+}
+
+// recurring is Recurring over the failures at docs.
+func recurring(snap *index.Snapshot, docs []int32, min int) []failures.Trigger {
 	seen := func(yield func(int, failures.Occurrence) bool) {
-		for i := range snap.Len() {
-			if !snap.Current(i) {
-				continue
-			}
-			if kind, status := snap.KindStatus(i); kind != record.Failure || status != record.StatusActive {
-				continue
-			}
+		for _, di := range docs {
+			i := int(di)
 			d := snap.Doc(i)
 			if !yield(i, failures.Occurrence{ID: d.ID, ErrorType: d.ErrorType, Tool: d.Tool, Created: time.Unix(0, d.Created).UTC()}) {
 				return
