@@ -4,10 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
+
+	"lore/internal/mmapfile"
 )
 
 // The cache file (.lore/.local/anchors) holds what checks derived, each
@@ -36,19 +38,22 @@ type fileEntry struct {
 type cache struct {
 	written  time.Time         // stats newer than this (less 2 s) are not trusted
 	tree     string            // what data's m and w entries were derived under
-	data     string            // the entries as read, one per line, sorted
-	starts   []int             // where each line of data starts
+	data     string            // the entries as read, one per line, sorted: the file's mapping
 	dropTree bool              // data's m and w entries are void
 	added    map[string]string // key → value, set since the file was read
 }
 
 func readCache(name string) *cache {
 	c := &cache{added: map[string]string{}}
-	b, err := os.ReadFile(name)
-	if err != nil {
+	// Mapped, not read: a prompt looks up a few entries of a file that
+	// holds every anchored file's (166 KB for 10k records), and a fresh
+	// process pays for each page it copies. Writers replace the file, so
+	// the mapping stays what was read.
+	b, err := mmapfile.Map(name)
+	if err != nil || len(b) == 0 {
 		return c
 	}
-	head, data, _ := strings.Cut(string(b), "\n")
+	head, data, _ := strings.Cut(unsafe.String(&b[0], len(b)), "\n")
 	f := strings.Split(head, "\t")
 	if len(f) != 3 || f[0] != cacheHeader {
 		return c
@@ -58,24 +63,52 @@ func readCache(name string) *cache {
 		return c
 	}
 	c.written, c.tree, c.data = time.Unix(0, ns), f[2], data
-	for i := 0; i < len(data); {
-		c.starts = append(c.starts, i)
-		n := strings.IndexByte(data[i:], '\n')
-		if n < 0 {
-			break
-		}
-		i += n + 1
-	}
 	return c
 }
 
-// line is data's line i, without its newline.
-func (c *cache) line(i int) string {
-	l := c.data[c.starts[i]:]
-	if n := strings.IndexByte(l, '\n'); n >= 0 {
-		l = l[:n]
+// lines are data's lines, without their newlines.
+func (c *cache) lines() []string {
+	if c.data == "" {
+		return nil
 	}
-	return l
+	return strings.Split(strings.TrimSuffix(c.data, "\n"), "\n")
+}
+
+// lineAt is the line of data starting at offset i, and where the next one
+// starts.
+func (c *cache) lineAt(i int) (line string, next int) {
+	l := c.data[i:]
+	if n := strings.IndexByte(l, '\n'); n >= 0 {
+		return l[:n], i + n + 1
+	}
+	return l, len(c.data)
+}
+
+// search is the offset of the first line of data not less than key, or
+// len(data): a bisection over byte offsets, each probe reading the line
+// that starts after it, so that only the pages probed are touched.
+func (c *cache) search(key string) int {
+	lo, hi := 0, len(c.data) // lo and hi are line starts; lines before lo are less than key
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		s := mid // the first line starting at or after mid
+		if s > lo && c.data[s-1] != '\n' {
+			if n := strings.IndexByte(c.data[s:], '\n'); n >= 0 {
+				s += n + 1
+			} else {
+				s = len(c.data)
+			}
+		}
+		if s >= hi {
+			s = lo // no line starts in [mid, hi): step from lo
+		}
+		if l, next := c.lineAt(s); l < key {
+			lo = next
+		} else {
+			hi = s
+		}
+	}
+	return lo
 }
 
 // get is the value of key: set since reading, or found in data.
@@ -87,9 +120,9 @@ func (c *cache) get(key string) (string, bool) {
 		return "", false
 	}
 	prefix := key + "\t"
-	i := sort.Search(len(c.starts), func(i int) bool { return c.line(i) >= prefix })
-	if i < len(c.starts) {
-		if v, ok := strings.CutPrefix(c.line(i), prefix); ok {
+	if i := c.search(prefix); i < len(c.data) {
+		l, _ := c.lineAt(i)
+		if v, ok := strings.CutPrefix(l, prefix); ok {
 			return v, true
 		}
 	}
@@ -146,12 +179,8 @@ var keyFields = map[byte]int{'f': 2, 'd': 3, 'm': 3, 'w': 2}
 
 // write replaces the cache file with what was read and what was set.
 func (c *cache) write(name string, now time.Time) error {
-	lines := make([]string, 0, len(c.starts)+len(c.added))
-	for k, v := range c.added {
-		lines = append(lines, k+"\t"+v)
-	}
-	for i := range c.starts {
-		l := c.line(i)
+	read := c.lines()
+	for _, l := range read {
 		if l == "" {
 			continue
 		}
@@ -160,9 +189,14 @@ func (c *cache) write(name string, now time.Time) error {
 		if !known || len(f) != n+1 || c.dropTree && (l[0] == 'm' || l[0] == 'w') {
 			continue
 		}
-		if _, set := c.added[strings.Join(f[:n], "\t")]; !set {
-			lines = append(lines, l)
+		key := strings.Join(f[:n], "\t")
+		if _, set := c.added[key]; !set {
+			c.added[key] = f[n] // once per key: a damaged file may repeat one
 		}
+	}
+	lines := make([]string, 0, len(c.added))
+	for k, v := range c.added {
+		lines = append(lines, k+"\t"+v)
 	}
 	slices.Sort(lines)
 	var b strings.Builder

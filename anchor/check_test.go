@@ -2,10 +2,12 @@ package anchor
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -213,8 +215,8 @@ func TestCacheRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	back := readCache(name)
-	if back.written.UnixNano() != 99 || back.tree != "head:1:2" || len(back.starts) != len(entries) {
-		t.Fatalf("read back: written %v, tree %q, %d lines", back.written, back.tree, len(back.starts))
+	if back.written.UnixNano() != 99 || back.tree != "head:1:2" || len(back.lines()) != len(entries) {
+		t.Fatalf("read back: written %v, tree %q, %d lines", back.written, back.tree, len(back.lines()))
 	}
 	for k, v := range entries {
 		if got, ok := back.get(k); !ok || got != v {
@@ -235,14 +237,14 @@ func TestCacheRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := readCache(name)
-	if _, ok := again.get(whenKey("old.go")); ok || len(again.starts) != 4 {
-		t.Errorf("after a new tree: %d entries", len(again.starts))
+	if _, ok := again.get(whenKey("old.go")); ok || len(again.lines()) != 4 {
+		t.Errorf("after a new tree: %d entries", len(again.lines()))
 	}
 	if e, ok := again.file("a\tb\n.go"); !ok || e.ino != 7 {
 		t.Errorf("file entry lost: %+v %v", e, ok)
 	}
 	os.WriteFile(name, []byte("something else\nf\tx\t1\t2\t3\tid\n"), 0o644)
-	if got := readCache(name); len(got.starts) != 0 {
+	if got := readCache(name); len(got.lines()) != 0 {
 		t.Error("a file that is not a cache was read as one")
 	}
 }
@@ -265,8 +267,7 @@ func FuzzReadCache(f *testing.F) {
 			t.Fatal(err)
 		}
 		again := readCache(name)
-		for i := range again.starts {
-			l := again.line(i)
+		for _, l := range again.lines() {
 			f := strings.SplitN(l, "\t", keyFields[l[0]]+1)
 			k := strings.Join(f[:len(f)-1], "\t")
 			if v, ok := again.get(k); !ok || k+"\t"+v != l {
@@ -274,4 +275,36 @@ func FuzzReadCache(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Bisection by byte offset finds what a scan of the lines finds, for keys
+// present, absent, before the first line and after the last.
+func TestCacheSearchMatchesAScan(t *testing.T) {
+	var keys []string
+	for i := range 300 {
+		keys = append(keys, fmt.Sprintf("f\tdir%03d/file%d.go", i*7%1000, i%3))
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		b.WriteString(k + "\t" + strings.Repeat("v", i%40) + "\n")
+	}
+	c := &cache{data: b.String(), added: map[string]string{}}
+	lines := c.lines()
+	probes := append(slices.Clone(keys), "", "a", "f\t", "f\tdir500", "z", "f\tdir999/zzz")
+	for _, k := range probes {
+		want := len(c.data)
+		off := 0
+		for _, l := range lines {
+			if l >= k {
+				want = off
+				break
+			}
+			off += len(l) + 1
+		}
+		if got := c.search(k); got != want {
+			t.Errorf("search(%q) = %d, want %d", k, got, want)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"lore/internal/mmapfile"
 	"lore/record"
 	"lore/store"
 )
@@ -145,7 +146,7 @@ func (sc *scan) loadSegments() bool {
 		return true
 	}
 	for _, name := range sc.old.segs {
-		data, err := mapFile(filepath.Join(indexDir(sc.store), name))
+		data, err := mmapfile.Map(filepath.Join(indexDir(sc.store), name))
 		if errors.Is(err, fs.ErrNotExist) {
 			return false
 		}

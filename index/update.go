@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"lore/internal/mmapfile"
 	"lore/kinds"
 	"lore/record"
 	"lore/store"
@@ -195,7 +196,7 @@ func (sc *scan) writeSegment(name string, data encodedSegment) (*segment, error)
 	if err := store.WriteAtomic(path, data.parts()...); err != nil {
 		return nil, err
 	}
-	mapped, err := mapFile(path)
+	mapped, err := mmapfile.Map(path)
 	if err != nil {
 		_ = os.Remove(path)
 		return nil, err

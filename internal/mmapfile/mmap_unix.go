@@ -1,15 +1,15 @@
 //go:build unix
 
-package index
+package mmapfile
 
 import (
 	"os"
 	"syscall"
 )
 
-// mapFile maps path read-only. The mapping is never released: the process
+// Map maps path read-only. The mapping is never released: the process
 // is short-lived and the file is only ever replaced, not changed in place.
-func mapFile(path string) ([]byte, error) {
+func Map(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,0 @@
-//go:build !unix
-
-package index
-
-import "os"
-
-func mapFile(path string) ([]byte, error) { return os.ReadFile(path) }
