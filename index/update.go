@@ -197,11 +197,15 @@ func (sc *scan) writeSegment(name string, data encodedSegment) (*segment, error)
 		return nil, err
 	}
 	mapped, err := mmapfile.Map(path)
+	var seg *segment
+	if err == nil {
+		seg, err = parseSegment(name, mapped, sc.tok.Version)
+	}
 	if err != nil {
-		_ = os.Remove(path)
+		_ = os.Remove(path) // the caller holds the segment in memory instead
 		return nil, err
 	}
-	return parseSegment(name, mapped, sc.tok.Version)
+	return seg, nil
 }
 
 // publish writes the manifest naming the segments written, unless another
