@@ -138,7 +138,7 @@ Exit codes:
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// lore runs for milliseconds: collecting garbage costs more than it
 	// frees. The limit is the peak of a cold index build, whose live heap
-	// at 100k records stays under 80 MB (at 128 MB: 0.9-1.3 s and 134 MB;
+	// at 100k records peaks at 80 MB (at 128 MB: 0.9-1.3 s and 134 MB;
 	// at 256 MB: 1.2 s and 268 MB).
 	gcpolicy.Start(128 << 20)
 	cwd, err := os.Getwd()

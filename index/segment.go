@@ -159,7 +159,8 @@ func (e encodedSegment) parts() [][]byte {
 }
 
 // open reads the segment from memory, joining the pieces of each section:
-// for when its file cannot be written.
+// for a snapshot of records held in memory (SnapshotOf), or when the
+// segment's file cannot be written.
 func (e encodedSegment) open(name, tokVersion string) (*segment, error) {
 	hdr, err := segmentHeader(e.hdr, tokVersion)
 	if err != nil || len(hdr) != len(e.hdr) || len(e.secs) != nSections {

@@ -65,17 +65,16 @@ func (v *version) title() []uint32 { return v.terms[:v.nTitle] }
 func (v *version) body() []uint32  { return v.terms[v.nTitle:] }
 
 // whole decodes the version's record.
-func (v *version) whole() *record.Record { return decodeRecord(&decoder{b: string(v.enc)}) }
+func (v *version) whole() *record.Record { return decodeRecord(&decoder{b: bytesString(v.enc)}) }
 
 // anchors is the encoding of the version's anchors (encodeRecord writes
 // them first) and how many there are.
 func (v *version) anchors() (enc []byte, n int) {
-	d := decoder{b: bytesString(v.enc)}
-	if n = int(d.uint()); n == 0 {
+	if len(v.enc) == 0 || v.enc[0] == 0 { // no anchors: a count of zero
 		return nil, 0
 	}
-	d = decoder{b: bytesString(v.enc)}
-	decodeAnchors(&d, nil)
+	d := decoder{b: bytesString(v.enc)}
+	n = len(decodeAnchors(&d, nil))
 	return v.enc[:len(v.enc)-len(d.b)], n
 }
 
@@ -212,14 +211,8 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile, dict *t
 		return byte(len(codes) - 1)
 	}
 	var sumTitle, sumBody, newest int
-	var anchorTab encoder
-	nAnchors := 0
-	for _, r := range rows {
-		_, n := r.v.anchors()
-		nAnchors += n
-	}
-	anchorTab.uint(uint64(nAnchors))
-	lastAnchored := 0
+	var anchored encoder // the anchor table after its count
+	nAnchors, lastAnchored := 0, 0
 	for ri, r := range rows {
 		v := r.v
 		fileRows[r.file] = append(fileRows[r.file], ri)
@@ -249,8 +242,9 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile, dict *t
 			sumBody += len(v.terms) - v.nTitle
 		}
 		if enc, n := v.anchors(); n > 0 {
-			anchorTab.uint(uint64(ri - lastAnchored))
-			anchorTab.b = append(anchorTab.b, enc...)
+			anchored.uint(uint64(ri - lastAnchored))
+			anchored.b = append(anchored.b, enc...)
+			nAnchors += n
 			lastAnchored = ri
 		}
 		flags.b = append(flags.b, fl)
@@ -293,8 +287,10 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile, dict *t
 	}
 	fileOffs.u32(len(fileData.b))
 
-	var codeTab encoder
+	var codeTab, anchorTab encoder
 	codeTab.strs(codes)
+	anchorTab.uint(uint64(nAnchors))
+	anchorTab.b = append(anchorTab.b, anchored.b...)
 	one := func(b []byte) [][]byte { return [][]byte{b} }
 	secs := [][][]byte{one(fileOffs.b), one(fileData.b), one(rowData.b), one(flags.b), one(strs.b), one(termOffs.b),
 		one(termData.b), one(postOffs.b), one(postData.b), blobs, one(meta.b), one(codeTab.b), one(anchorTab.b)}

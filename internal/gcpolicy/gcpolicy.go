@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 )
 
 // proportional is the GOGC a process switches to once its live heap
@@ -15,7 +14,7 @@ import (
 const proportional = 50
 
 // Start turns the collector off until the heap reaches limit. A process
-// whose live heap, measured after a collection, passes 7/8 of the limit
+// whose live heap, read after a collection, passes 7/8 of the limit
 // cannot keep under it without collecting over and over (doctor at 300k
 // records), so from then on it collects in proportion to its live heap,
 // without a limit.
@@ -42,11 +41,12 @@ func watch(limit int64) {
 // outgrown reports a live heap the limit cannot hold with room to spare.
 func outgrown(live uint64, limit int64) bool { return live > uint64(limit)/8*7 }
 
+// liveHeap is the heap in use, read just after a collection: what is
+// live, and what was allocated since. (runtime/metrics would say what is
+// live exactly, but its package initialisation costs every process, the
+// prompt hook included, 0.07 ms.)
 func liveHeap() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
