@@ -15,9 +15,13 @@ import (
 // shards when it was written: its mtime and subdirectories. A shard is
 // described by the newest segment that lists it (a tombstone there means
 // it was removed). The manifest is small and replaced whole, by rename,
-// after the segments it names are in place.
+// after the segments it names are in place. Since LOREIDX4 it also holds
+// the segments' resolution; a LOREIDX3 manifest is read without one.
 
-const manifestMagic = "LOREIDX3"
+const (
+	manifestMagic   = "LOREIDX4"
+	manifestMagicV3 = "LOREIDX3"
+)
 
 type manifest struct {
 	written int64 // when the scan that wrote it began, UnixNano
@@ -32,6 +36,9 @@ type manifest struct {
 	// by name until one parses them: a cut scan is never taken for a
 	// complete one, and the next reader resumes without listing anything.
 	pending []string
+	// resolved is the segments' resolution, encoded (see resolution);
+	// empty when not known, and then computed by each reader.
+	resolved string
 }
 
 // dirEntry is a directory of shards as the index last saw it.
@@ -52,7 +59,11 @@ func manifestPath(s *store.Store) string { return filepath.Join(indexDir(s), "ma
 // damaged, or written for another tokenizer.
 func readManifest(s *store.Store, tokVersion string) *manifest {
 	data, err := os.ReadFile(manifestPath(s))
-	if err != nil || len(data) < len(manifestMagic) || string(data[:len(manifestMagic)]) != manifestMagic {
+	if err != nil || len(data) < len(manifestMagic) {
+		return nil
+	}
+	magic := string(data[:len(manifestMagic)])
+	if magic != manifestMagic && magic != manifestMagicV3 {
 		return nil
 	}
 	d := &decoder{b: string(data[len(manifestMagic):])}
@@ -72,6 +83,9 @@ func readManifest(s *store.Store, tokVersion string) *manifest {
 		}
 	}
 	m.pending = d.strs()
+	if magic == manifestMagic {
+		m.resolved = d.str()
+	}
 	if d.err != nil || len(d.b) != 0 {
 		return nil
 	}
@@ -110,6 +124,7 @@ func (m *manifest) encode(tokVersion string) []byte {
 		}
 	}
 	e.strs(m.pending)
+	e.str(m.resolved)
 	return e.b
 }
 

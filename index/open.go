@@ -96,8 +96,7 @@ func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, er
 	if err := sc.parseAll(); err != nil {
 		return nil, err
 	}
-	segs := sc.update()
-	snap := newSnapshot(segs)
+	snap := newSnapshot(sc.update())
 	snap.Warnings = sc.warnings()
 	snap.Partial = sc.partial
 	snap.parsed = len(sc.parsed)

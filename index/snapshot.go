@@ -44,10 +44,9 @@ type Snapshot struct {
 	Partial  bool // reading stopped at the deadline: some shards are missing
 
 	segs  []*segment
-	first []int          // each segment's first doc
-	over  []map[int]bool // per segment: rows whose currentness differs from their flag
-	dead  []map[int]bool // per segment: rows of shards a newer segment describes
-	count int            // current records
+	first []int       // each segment's first doc
+	res   *resolution // which rows a newer segment outdates
+	count int         // current records
 	recs  map[int]*record.Record
 	all   []*record.Record
 
@@ -69,20 +68,28 @@ func SnapshotOf(recs []*record.Record, tok Tokenizer) *Snapshot {
 	if err != nil {
 		panic(err) // encodeSegment's own output
 	}
-	return newSnapshot([]*segment{seg})
+	return newSnapshot([]*segment{seg}, nil)
 }
 
-func newSnapshot(segs []*segment) *Snapshot {
-	s := &Snapshot{segs: segs, recs: map[int]*record.Record{}, over: make([]map[int]bool, len(segs)),
-		dead: make([]map[int]bool, len(segs))}
+// newSnapshot numbers the docs of segs; res is their resolution, computed
+// here when nil.
+func newSnapshot(segs []*segment, res *resolution) *Snapshot {
+	if res == nil {
+		res = resolve(segs)
+	}
+	s := &Snapshot{segs: segs, res: res, recs: map[int]*record.Record{}}
 	n := 0
-	for _, seg := range segs {
+	for k, seg := range segs {
 		s.first = append(s.first, n)
 		n += seg.nRows
 		s.count += seg.nNewest
-	}
-	if len(segs) > 1 {
-		s.resolveAcrossSegments()
+		res.flip[k].each(func(row int) {
+			if seg.newest(row) {
+				s.count--
+			} else {
+				s.count++
+			}
+		})
 	}
 	var t, b int
 	for _, seg := range segs {
@@ -95,87 +102,8 @@ func newSnapshot(segs []*segment) *Snapshot {
 	return s
 }
 
-func (s *Snapshot) setOver(seg, row int, current bool) {
-	if s.over[seg] == nil {
-		s.over[seg] = map[int]bool{}
-	}
-	was := s.current(seg, row)
-	s.over[seg][row] = current
-	if was != current {
-		if current {
-			s.count++
-		} else {
-			s.count--
-		}
-	}
-}
-
-// resolveAcrossSegments finds the current version of every record that
-// more than one segment speaks of. A shard described by a newer segment is
-// dead in the older ones; then, for each ID the newer segments hold or a
-// dead shard held, the newest live version wins. The work follows the
-// size of the newer segments, not of the store.
-func (s *Snapshot) resolveAcrossSegments() {
-	affected := map[string]bool{}
-	for j := 1; j < len(s.segs); j++ {
-		newer := s.segs[j]
-		for fi := range newer.nFiles {
-			rel := newer.fileRel(fi)
-			for i := range j {
-				if k, ok := s.segs[i].findFile(rel); ok {
-					for _, row := range s.segs[i].file(k).rows {
-						affected[s.segs[i].rowID(row)] = true
-						if s.dead[i] == nil {
-							s.dead[i] = map[int]bool{}
-						}
-						s.dead[i][row] = true
-						s.setOver(i, row, false)
-					}
-				}
-			}
-		}
-		for row := range newer.nRows {
-			affected[newer.rowID(row)] = true
-		}
-	}
-	type cand struct{ seg, row int }
-	for id := range affected {
-		var live []cand
-		for i, seg := range s.segs {
-			for row := seg.firstRow(id); row < seg.nRows && seg.rowID(row) == id; row++ {
-				if s.dead[i][row] {
-					continue
-				}
-				live = append(live, cand{i, row})
-			}
-		}
-		best := -1
-		for k, c := range live {
-			if best < 0 || s.newer(c.seg, c.row, live[best].seg, live[best].row) {
-				best = k
-			}
-		}
-		for k, c := range live {
-			s.setOver(c.seg, c.row, k == best)
-		}
-	}
-}
-
-// newer orders two versions of one record as record.Newer does, decoding
-// them only when their timestamps tie.
-func (s *Snapshot) newer(sa, ra, sb, rb int) bool {
-	ta, tb := s.segs[sa].rowTime(ra), s.segs[sb].rowTime(rb)
-	if ta != tb {
-		return ta > tb
-	}
-	return record.Newer(s.segs[sa].record(ra), s.segs[sb].record(rb))
-}
-
 func (s *Snapshot) current(seg, row int) bool {
-	if v, ok := s.over[seg][row]; ok {
-		return v
-	}
-	return s.segs[seg].newest(row)
+	return s.segs[seg].newest(row) != s.res.flip[seg].has(row)
 }
 
 // locate turns a doc number into its segment and row.
@@ -364,15 +292,9 @@ func (s *Snapshot) Postings(term string) []Posting {
 			continue
 		}
 		out = slices.Grow(out, seg.postingBytes(ti))
-		over := s.over[k]
+		flip := s.res.flip[k]
 		seg.postings(ti, func(row int, title bool) {
-			cur := seg.newest(row)
-			if over != nil {
-				if v, set := over[row]; set {
-					cur = v
-				}
-			}
-			if cur {
+			if seg.newest(row) != flip.has(row) {
 				out = append(out, Posting{int32(s.first[k] + row), title})
 			}
 		})
@@ -431,7 +353,7 @@ func (s *Snapshot) Shards(id string) []string {
 	var out []string
 	for k, seg := range s.segs {
 		for row := seg.firstRow(id); row < seg.nRows && seg.rowID(row) == id; row++ {
-			if !s.dead[k][row] {
+			if !s.res.dead[k].has(row) {
 				out = append(out, seg.fileRel(seg.rowFile(row)))
 			}
 		}
@@ -447,7 +369,7 @@ func (s *Snapshot) History(id string) []*record.Record {
 	var out []*record.Record
 	for k, seg := range s.segs {
 		for row := seg.firstRow(id); row < seg.nRows && seg.rowID(row) == id; row++ {
-			if !s.dead[k][row] {
+			if !s.res.dead[k].has(row) {
 				out = append(out, seg.record(row))
 			}
 		}

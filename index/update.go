@@ -102,10 +102,17 @@ func (sc *scan) parse(j parseJob, scratch *encoder) (*shardFile, error) {
 }
 
 // update writes what the scan found back to the index, and returns the
-// segments that now describe the store.
-func (sc *scan) update() []*segment {
+// segments that now describe the store and their resolution. An index
+// whose manifest lacks the resolution (one written by an older lore) is
+// written again with it.
+func (sc *scan) update() ([]*segment, *resolution) {
 	if sc.old != nil && len(sc.parsed) == 0 && len(sc.gone) == 0 && !sc.dirsMoved && slices.Equal(sc.pending, sc.old.pending) {
-		return sc.segs
+		if res := decodeResolution(sc.old.resolved, sc.segs); res != nil {
+			return sc.segs, res
+		}
+		if len(sc.segs) < 2 {
+			return sc.segs, resolve(sc.segs)
+		}
 	}
 	material := slices.Clone(sc.parsed)
 	covered := map[string]bool{}
@@ -173,17 +180,19 @@ func (sc *scan) update() []*segment {
 		if err == nil {
 			written = append(written, name)
 		} else if seg, err = data.open(name, sc.tok.Version); err != nil {
-			return sc.segs // cannot happen: the segment was just laid out
+			return sc.segs, resolve(sc.segs) // cannot happen: the segment was just laid out
 		}
 		segs = append(segs, seg)
 	}
 	for _, seg := range segs {
 		m.segs = append(m.segs, seg.name)
 	}
+	res := resolve(segs)
+	m.resolved = string(res.encode())
 	sc.publish(m, written)
 	sc.segs = segs
 	sc.old = m
-	return segs
+	return segs, res
 }
 
 // writeSegment writes a new segment to the index directory and maps it
