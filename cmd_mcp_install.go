@@ -159,7 +159,7 @@ func (e *env) selfBinary() (string, error) {
 		bin = resolved
 	}
 	if strings.Contains(bin, string(filepath.Separator)+"go-build") {
-		e.warn("this lore runs from 'go run', whose binary is temporary; install it (go install ./...) and run install again")
+		e.warn("this lore runs from 'go run', whose binary is temporary; install it (CGO_ENABLED=0 go install ./...) and run install again")
 	}
 	return bin, nil
 }

@@ -89,6 +89,7 @@ func TestBinaryTimings(t *testing.T) {
 	}
 	bin := filepath.Join(t.TempDir(), "lore")
 	build := exec.Command("go", "build", "-o", bin, "..")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README installs
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		t.Fatal(err)
