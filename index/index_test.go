@@ -250,14 +250,21 @@ func TestDeadlineCutBuildIsNeverTakenAsComplete(t *testing.T) {
 
 // A checkout replaces shards with other content (remove, create), removes
 // some and adds others, in old months too.
-func TestCheckoutThatReplacesManyShards(t *testing.T) {
-	s := newTestStore(t)
+// writeShards writes n journal shards of perShard decisions each, spread
+// over twelve months, and returns their paths.
+func writeShards(t *testing.T, s *store.Store, n, perShard int) []string {
 	var paths []string
-	for i := range 120 {
+	for i := range n {
 		p := filepath.Join(s.Dir, "journal", fmt.Sprintf("2024-%02d", i%12+1), fmt.Sprintf("main-s%03d.jsonl", i))
-		writeRecords(t, p, record.Decision, 2, i)
+		writeRecords(t, p, record.Decision, perShard, i)
 		paths = append(paths, p)
 	}
+	return paths
+}
+
+func TestCheckoutThatReplacesManyShards(t *testing.T) {
+	s := newTestStore(t)
+	paths := writeShards(t, s, 120, 2)
 	age(t, s.Dir, time.Hour)
 	mustMatch(t, s, open(t, s, true), "before")
 	for i, p := range paths {

@@ -29,12 +29,7 @@ func TestResolutionIsKeptInTheManifest(t *testing.T) {
 	defer func(n int) { smallSegment = n }(smallSegment)
 	smallSegment = 4 // every update stays a segment of its own
 	s := newTestStore(t)
-	var paths []string
-	for i := range 40 {
-		p := filepath.Join(s.Dir, "journal", fmt.Sprintf("2024-%02d", i%12+1), fmt.Sprintf("main-s%03d.jsonl", i))
-		writeRecords(t, p, record.Decision, 3, i)
-		paths = append(paths, p)
-	}
+	paths := writeShards(t, s, 40, 3)
 	age(t, s.Dir, time.Hour)
 	open(t, s, true)
 	for i, p := range paths {
