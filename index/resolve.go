@@ -14,9 +14,10 @@ import (
 // a shard a newer segment describes again is dead in the older ones.
 //
 // Finding them means looking up, in every older segment, each ID of the
-// newer ones: after a checkout that rewrote 600 shards, 5,000 lookups in
-// 100k rows, 40 ms. The writer of a manifest computes the resolution once
-// and stores it there, so readers only load two short lists per segment.
+// newer ones: after a checkout that rewrote 600 shards of a 100k store,
+// about 4,000 IDs, which took 37 of the 67 ms of every prompt. The writer
+// of a manifest computes the resolution once and stores it there, so
+// readers only load two short lists per segment.
 type resolution struct {
 	flip, dead []bitset // per segment; nil: no row
 }
