@@ -69,10 +69,14 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 }
 
-// buildAndInit builds lore and makes a repository with a store.
+// buildAndInit builds lore and makes a repository with a store, with a
+// home and configuration directory of the test's own (lore init adds the
+// store to the trusted list there, not to the user's).
 func buildAndInit(t *testing.T) (bin, repo string) {
 	t.Helper()
 	dir := t.TempDir()
+	t.Setenv("HOME", filepath.Join(dir, "home"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	bin = filepath.Join(dir, "lore")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
