@@ -75,12 +75,13 @@ func TestConcurrentWriters(t *testing.T) {
 func buildAndInit(t *testing.T) (bin, repo string) {
 	t.Helper()
 	dir := t.TempDir()
-	t.Setenv("HOME", filepath.Join(dir, "home"))
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	bin = filepath.Join(dir, "lore")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	// After the build: go keeps its caches and settings under HOME.
+	t.Setenv("HOME", filepath.Join(dir, "home"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	repo = filepath.Join(dir, "repo")
 	for _, args := range [][]string{{"git", "init", "-q", repo}, {bin, "--dir", filepath.Join(repo, ".lore"), "init"}} {
 		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
