@@ -74,12 +74,9 @@ func TestConcurrentWriters(t *testing.T) {
 // store to the trusted list there, not to the user's).
 func buildAndInit(t *testing.T) (bin, repo string) {
 	t.Helper()
-	dir := t.TempDir()
-	bin = filepath.Join(dir, "lore")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin = buildLore(t)
 	// After the build: go keeps its caches and settings under HOME.
+	dir := t.TempDir()
 	t.Setenv("HOME", filepath.Join(dir, "home"))
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	repo = filepath.Join(dir, "repo")

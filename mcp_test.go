@@ -105,6 +105,7 @@ func TestMCPProtocol(t *testing.T) {
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ada\n\temail = ada@example.com\n"), 0o644)
 	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config")) // lore init trusts the store there
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	lore := func(args ...string) string {
 		t.Helper()
