@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -14,23 +15,91 @@ type Status struct {
 	Changes []string // "XY path" as porcelain v1 writes them, such as " M main.go" or "?? notes.txt"
 }
 
-// StartStatus runs git status once in dir, in the background, and returns
-// the function that waits for it. It leaves out the subtree exclude (a
-// path inside dir, or "" for none), lists untracked files one by one and
+// maxOutside bounds the pathspecs StartStatus passes for the untracked
+// files outside the excluded subtree; past it, one git status walks all.
+const maxOutside = 1000
+
+// StartStatus runs git status in dir, in the background, and returns the
+// function that waits for it. It leaves out the subtree exclude (a path
+// inside dir, or "" for none), lists untracked files one by one and
 // renames as a deletion and an addition.
+//
+// With a subtree left out, the tracked changes and the untracked files are
+// two commands run side by side. An exclude pathspec does not stop git's
+// walk for untracked files from entering the subtree (git 2.39): a store
+// of 20k shards cost git status 14 ms against 6 ms without it. So the
+// untracked files come from git ls-files --others, given every entry
+// beside the path down to the subtree, and the subtree is never walked.
 func StartStatus(ctx context.Context, getenv func(string) string, dir, exclude string) func() (*Status, error) {
-	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames"}
-	if rel, err := filepath.Rel(dir, exclude); exclude != "" && err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-		args = append(args, "--", ".", ":(exclude)"+filepath.ToSlash(rel))
+	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--no-renames"}
+	rel, err := filepath.Rel(dir, exclude)
+	if exclude == "" || err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return waitStatus(Start(ctx, getenv, dir, append(args, "--untracked-files=all")...), nil)
 	}
-	run := Start(ctx, getenv, dir, args...)
+	rel = filepath.ToSlash(rel)
+	spec := []string{"--", ".", ":(exclude)" + rel}
+	outside, ok := entriesOutside(dir, rel)
+	if !ok {
+		return waitStatus(Start(ctx, getenv, dir, append(append(args, "--untracked-files=all"), spec...)...), nil)
+	}
+	tracked := Start(ctx, getenv, dir, append(append(args, "--untracked-files=no"), spec...)...)
+	if len(outside) == 0 {
+		return waitStatus(tracked, nil)
+	}
+	return waitStatus(tracked, Start(ctx, getenv, dir, append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, outside...)...))
+}
+
+// waitStatus waits for git status and, if started, the listing of
+// untracked files that goes with it.
+func waitStatus(status, untracked func() (string, error)) func() (*Status, error) {
 	return func() (*Status, error) {
-		out, err := run()
+		out, err := status()
 		if err != nil {
 			return nil, err
 		}
-		return parseStatus(out), nil
+		st := parseStatus(out)
+		if untracked == nil {
+			return st, nil
+		}
+		if out, err = untracked(); err != nil {
+			return nil, err
+		}
+		for _, p := range strings.Split(out, "\x00") {
+			if p != "" {
+				st.Changes = append(st.Changes, "?? "+p)
+			}
+		}
+		return st, nil
 	}
+}
+
+// entriesOutside lists, as literal pathspecs relative to dir, the entries
+// of each directory on the way from dir down to rel except the one that
+// leads to rel (and .git): together they cover everything under dir but
+// rel. ok is false when a directory cannot be read or the list is long.
+func entriesOutside(dir, rel string) (specs []string, ok bool) {
+	prefix := ""
+	for i, part := range strings.Split(rel, "/") {
+		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(prefix)))
+		if err != nil {
+			return nil, false
+		}
+		names, err := f.Readdirnames(-1)
+		f.Close()
+		if err != nil {
+			return nil, false
+		}
+		for _, n := range names {
+			if n != part && (i > 0 || n != ".git") {
+				specs = append(specs, ":(literal)"+prefix+n)
+			}
+		}
+		if len(specs) > maxOutside {
+			return nil, false
+		}
+		prefix += part + "/"
+	}
+	return specs, true
 }
 
 // parseStatus reads porcelain v2 with -z: "# branch.*" headers, then one

@@ -32,6 +32,19 @@ func listDir(dir, ext string) ([]dirItem, error) {
 	return items, nil
 }
 
+// statNames states the regular files names in dir; a name that is gone or
+// no longer a regular file is left out.
+func statNames(dir string, names []string) ([]dirItem, error) {
+	var items []dirItem
+	for _, name := range names {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err == nil && fi.Mode().IsRegular() {
+			items = append(items, dirItem{name: name, st: stateOf(fi)})
+		}
+	}
+	return items, nil
+}
+
 // stateOf is what the index compares of a file: no inode here.
 func stateOf(fi fs.FileInfo) fileState {
 	return fileState{size: fi.Size(), mtime: fi.ModTime().UnixNano()}

@@ -33,20 +33,46 @@ func listDir(dir, ext string) ([]dirItem, error) {
 		case e.IsDir():
 			items = append(items, dirItem{name: name, isDir: true})
 		case strings.HasSuffix(name, ext):
-			var st unix.Stat_t
-			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				continue // removed since the listing
+			if st, ok := statAt(fd, name); ok {
+				items = append(items, dirItem{name: name, st: st})
 			}
-			if st.Mode&unix.S_IFMT == unix.S_IFLNK && unix.Fstatat(fd, name, &st, 0) != nil {
-				continue
-			}
-			if st.Mode&unix.S_IFMT != unix.S_IFREG {
-				continue // a FIFO or device would hang the read: doctor reports it
-			}
-			items = append(items, dirItem{name: name, st: fileState{size: st.Size, mtime: st.Mtim.Nano(), ino: st.Ino}})
 		}
 	}
 	return items, nil
+}
+
+// statNames states the regular files names in dir, relative to the open
+// directory; a name that is gone or no longer a regular file is left out.
+func statNames(dir string, names []string) ([]dirItem, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fd := int(f.Fd())
+	items := make([]dirItem, 0, len(names))
+	for _, name := range names {
+		if st, ok := statAt(fd, name); ok {
+			items = append(items, dirItem{name: name, st: st})
+		}
+	}
+	return items, nil
+}
+
+// statAt states the regular file (or the regular file a symlink points to)
+// name in the directory open as fd; ok is false for anything else.
+func statAt(fd int, name string) (fileState, bool) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fileState{}, false // removed since the listing
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK && unix.Fstatat(fd, name, &st, 0) != nil {
+		return fileState{}, false
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return fileState{}, false // a FIFO or device would hang the read: doctor reports it
+	}
+	return fileState{size: st.Size, mtime: st.Mtim.Nano(), ino: st.Ino}, true
 }
 
 // stateOf is what the index compares of a file it stat'ed by path.
