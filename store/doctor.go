@@ -75,26 +75,14 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 			return nil, err
 		}
 	}
-	set := &Set{versions: map[string][]*record.Record{}}
 	results := s.checkShards(files, fix)
 	for _, r := range results {
 		if r.err != nil {
 			return nil, r.err
 		}
 		probs = append(probs, r.probs...)
-		for _, rec := range r.recs {
-			set.add(rec)
-		}
 	}
-	for _, t := range set.Ties {
-		winner := t[0]
-		if record.Newer(t[1], t[0]) {
-			winner = t[1]
-		}
-		probs = append(probs, Problem{File: t[1].Source.File, Line: t[1].Source.Line, Kind: "tie",
-			Message: fmt.Sprintf("%s has two different versions at %s (the other at %s); lore serves the one in %s: revise the record to settle it",
-				record.ShortID(t[0].ID), t[0].Time.Format(time.RFC3339Nano), t[0].Source, winner.Source)})
-	}
+	probs = append(probs, s.ties(files, results)...)
 	for _, r := range results {
 		probs = append(probs, r.secrets...)
 	}
@@ -112,7 +100,7 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 // shardCheck is what doctor found in one shard.
 type shardCheck struct {
 	probs, secrets []Problem
-	recs           []*record.Record
+	versions       []seenVersion
 	err            error
 }
 
@@ -130,8 +118,11 @@ func (s *Store) checkShards(files []string, fix bool) []shardCheck {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
 				c := &out[i]
-				c.probs, c.recs, c.err = s.checkShard(files[i], fix)
-				for _, v := range c.recs {
+				var recs []*record.Record
+				c.probs, recs, c.err = s.checkShard(files[i], fix)
+				c.versions = make([]seenVersion, len(recs))
+				for j, v := range recs {
+					c.versions[j] = seenVersion{v.ID, v.Time}
 					for _, f := range secrets.ScrubRecord(v.Derive(v.Time, record.Origin{})) {
 						c.secrets = append(c.secrets, Problem{File: v.Source.File, Line: v.Source.Line, Kind: "secret",
 							Message: fmt.Sprintf("%s holds a %s in %s: run 'lore forget %s --purge' and rotate the secret", record.ShortID(v.ID), f.Kind, f.Field, record.ShortID(v.ID))})

@@ -274,3 +274,35 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// Doctor keeps no record past its shard's check; the versions of one ID
+// at one timestamp are compared by reading their shards again. A version
+// that reached the store twice is no tie; two contents are, once, whether
+// --fix rewrote the shard around them or not.
+func TestDoctorTies(t *testing.T) {
+	for _, fix := range []bool{false, true} {
+		s := newTestStore(t)
+		dir := filepath.Join(s.Dir, "inbox", "2030-01")
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(obs("a", "one side")+"\n"+obs("b", "same twice")+"\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte("<<<<<<< HEAD\n"+obs("b", "same twice")+"\n=======\n"+obs("a", "other side")+"\n>>>>>>> theirs\n"), 0o644)
+		probs, err := s.Doctor(fix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ties []Problem
+		for _, p := range probs {
+			if p.Kind == "tie" {
+				ties = append(ties, p)
+			}
+		}
+		wantLine := 4
+		if fix {
+			wantLine = 2 // the marker lines went to the quarantine
+		}
+		if len(ties) != 1 || ties[0].File != ".lore/inbox/2030-01/b.jsonl" || ties[0].Line != wantLine ||
+			!strings.Contains(ties[0].Message, "obs-aaaaaaaa has two different versions") {
+			t.Errorf("fix %v: ties %+v, want obs-aaaaaaaa's in b.jsonl line %d", fix, ties, wantLine)
+		}
+	}
+}

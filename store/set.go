@@ -16,9 +16,6 @@ import (
 type Set struct {
 	versions map[string][]*record.Record // by ID, oldest first
 	Warnings []record.Warning
-	// Ties are versions of one ID with the same timestamp but different
-	// content: not lost (the content order decides), but worth reporting.
-	Ties [][2]*record.Record
 }
 
 // Load reads every shard of the given kinds (all if none). Malformed lines
@@ -65,7 +62,6 @@ func (set *Set) add(r *record.Record) {
 			if bytes.Equal(a, b) {
 				return // the same version reached the store twice: harmless
 			}
-			set.Ties = append(set.Ties, [2]*record.Record{v, r})
 		}
 	}
 	set.versions[r.ID] = append(vs, r)
