@@ -99,27 +99,26 @@ func (sc *scan) readDir(k record.Kind, rel string) *dirRead {
 	}
 	d.entry = &dirEntry{mtime: mtime}
 	d.moved = prev == nil || prev.mtime != mtime || mtime >= sc.old.written-racyWindow
-	var items []dirItem
-	var known map[string]knownFile
-	switch {
-	case !d.moved && (k != record.Pattern || sc.prompt):
+	if !d.moved {
 		d.entry.subdirs = prev.subdirs
-		return d
-	case !d.moved:
+		if k != record.Pattern || sc.prompt {
+			return d
+		}
+	}
+	known := sc.known(rel, false)
+	var items []dirItem
+	if d.moved {
+		items, err = listDir(abs, k.Ext())
+	} else {
 		// A directory that did not change holds the names it held, so
 		// only the shards the index knows are stat'ed, by name, without
 		// reading the directory: people edit patterns files in place,
 		// which changes the file and not its directory.
-		d.entry.subdirs = prev.subdirs
-		known = sc.known(rel, false)
 		names := make([]string, 0, len(known))
 		for frel := range known {
 			names = append(names, filepath.Base(frel))
 		}
 		items, err = statNames(abs, names)
-	default:
-		known = sc.known(rel, false)
-		items, err = listDir(abs, k.Ext())
 	}
 	if err != nil {
 		d.err = err
