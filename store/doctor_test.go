@@ -277,8 +277,8 @@ func readFile(t *testing.T, path string) string {
 
 // Doctor keeps no record past its shard's check; the versions of one ID
 // at one timestamp are compared by reading their shards again. A version
-// that reached the store twice is no tie; two contents are, once, whether
-// --fix rewrote the shard around them or not.
+// that reached the store twice (or three times) is no tie; two contents
+// are, once, whether --fix rewrote the shard around them or not.
 func TestDoctorTies(t *testing.T) {
 	for _, fix := range []bool{false, true} {
 		s := newTestStore(t)
@@ -286,6 +286,7 @@ func TestDoctorTies(t *testing.T) {
 		os.MkdirAll(dir, 0o755)
 		os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(obs("a", "one side")+"\n"+obs("b", "same twice")+"\n"), 0o644)
 		os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte("<<<<<<< HEAD\n"+obs("b", "same twice")+"\n=======\n"+obs("a", "other side")+"\n>>>>>>> theirs\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "c.jsonl"), []byte(obs("a", "one side")+"\n"), 0o644) // a.jsonl's again
 		probs, err := s.Doctor(fix)
 		if err != nil {
 			t.Fatal(err)

@@ -57,15 +57,20 @@ func (s *Store) ties(files []string, results []shardCheck) []Problem {
 		}
 		return recs[ref.j]
 	}
+	// As Set.add: a version that repeats an earlier one is dropped, and
+	// takes part in no further pair (A, B, then A again is one tie).
 	var probs []Problem
+	dropped := map[versionRef]bool{}
 	for _, p := range pairs {
+		if dropped[p[0]] || dropped[p[1]] {
+			continue
+		}
 		a, b := get(p[0]), get(p[1])
 		if a == nil || b == nil {
 			continue
 		}
-		la, _ := a.MarshalLine()
-		lb, _ := b.MarshalLine()
-		if string(la) == string(lb) {
+		if sameVersion(a, b) {
+			dropped[p[1]] = true
 			continue
 		}
 		winner := a

@@ -56,15 +56,23 @@ func (set *Set) sortVersions() {
 func (set *Set) add(r *record.Record) {
 	vs := set.versions[r.ID]
 	for _, v := range vs {
-		if v.Time.Equal(r.Time) {
-			a, _ := v.MarshalLine()
-			b, _ := r.MarshalLine()
-			if bytes.Equal(a, b) {
-				return // the same version reached the store twice: harmless
-			}
+		if sameVersion(v, r) {
+			return // the same version reached the store twice: harmless
 		}
 	}
 	set.versions[r.ID] = append(vs, r)
+}
+
+// sameVersion reports whether a and b are one version of a record: same
+// timestamp and same content, as a merge of two branches that both
+// carried it leaves it twice.
+func sameVersion(a, b *record.Record) bool {
+	if !a.Time.Equal(b.Time) {
+		return false
+	}
+	la, _ := a.MarshalLine()
+	lb, _ := b.MarshalLine()
+	return bytes.Equal(la, lb)
 }
 
 // Current returns the newest version of every record of the given kinds
