@@ -33,20 +33,23 @@ func TestDefaultConfigMatchesDefaults(t *testing.T) {
 	}
 
 	// Loaded the way lore loads it, the template is the defaults too, and
-	// within every bound.
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(DefaultConfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := LoadConfig(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loaded.Clamped) > 0 {
-		t.Errorf("DefaultConfig is past a bound: %v", loaded.Clamped)
-	}
-	if !reflect.DeepEqual(loaded, want) {
-		t.Errorf("DefaultConfig loads as\n%+v\nnot the defaults\n%+v", loaded, want)
+	// within every bound: as written (LoadConfig skips decoding it) and
+	// with a comment added, which has it decoded, validated and clamped.
+	for _, text := range []string{DefaultConfig, DefaultConfig + "# edited\n"} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := LoadConfig(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(loaded.Clamped) > 0 {
+			t.Errorf("DefaultConfig is past a bound: %v", loaded.Clamped)
+		}
+		if !reflect.DeepEqual(loaded, want) {
+			t.Errorf("DefaultConfig loads as\n%+v\nnot the defaults\n%+v", loaded, want)
+		}
 	}
 }
 

@@ -114,6 +114,9 @@ func isCodeWord(w string) bool {
 func (q *query) phrases(r *record.Record) float64 {
 	pairs := map[[2]string]float64{}
 	for _, f := range append([]string{r.Text}, bodyFields(r)...) {
+		if !q.mayHoldPair(f) {
+			continue // tokenizing every field of 50 candidates is most of a small store's prompt
+		}
 		toks := Tokens(f)
 		for i := range toks {
 			for gap, credit := range []float64{1, 0.5} {
@@ -141,6 +144,37 @@ func (q *query) phrases(r *record.Record) float64 {
 		}
 	}
 	return sum
+}
+
+// mayHoldPair reports whether text may hold two of the prompt's words,
+// without tokenizing it: a word whose stem is s holds all of s but its last
+// letter (deploying: deploi; hoping: hope), lowercased, so a text that holds
+// that part of fewer than two of the prompt's stems cannot hold a phrase.
+func (q *query) mayHoldPair(text string) bool {
+	lower := strings.ToLower(text)
+	found := 0
+	for _, w := range q.words {
+		if strings.Contains(lower, stemPart(w)) {
+			if found++; found == 2 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stemPart is the part of stem s that every word stemmed to s holds:
+// Porter2 keeps a word's letters but for the last letter of its stem
+// (deploying: deploi; hoping: hope; skies: sky), except for the three words
+// it rewrites whole. FuzzMayHoldPair and TestMayHoldPair hold it to that.
+func stemPart(s string) string {
+	switch {
+	case s == "die" || s == "lie" || s == "tie": // dying, lying, tying
+		return s[:1]
+	case len(s) < 2:
+		return s
+	}
+	return s[:len(s)-1]
 }
 
 // explain says which word of the record each matched prompt word hit, and

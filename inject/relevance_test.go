@@ -277,3 +277,16 @@ func (b *bm25) bestFloor(cases []evalCase, maxFalse float64) float64 {
 	}
 	return best
 }
+
+// mayHoldPair on real text: every prompt of the evaluation against every
+// field of its records (FuzzMayHoldPair tries arbitrary text).
+func TestMayHoldPair(t *testing.T) {
+	set := loadRelevance(t, time.Now())
+	for _, c := range append(slices.Clone(set.dev), set.test...) {
+		for _, r := range set.records {
+			for _, f := range append([]string{r.Text}, bodyFields(r)...) {
+				checkMayHoldPair(t, c.prompt, f)
+			}
+		}
+	}
+}

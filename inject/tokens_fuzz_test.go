@@ -51,3 +51,33 @@ func FuzzTokenizer(f *testing.F) {
 		}
 	})
 }
+
+// Phrase credit skips a field that mayHoldPair says cannot hold two of the
+// prompt's words: whatever the prompt and the field, a field whose tokens
+// hold two of them must not be skipped.
+func FuzzMayHoldPair(f *testing.F) {
+	for _, s := range [][2]string{
+		{"dying lying tying", "stop dying while lying and tying"}, {"sky deploy", "the skies deployed"},
+		{"hoping to configure", "we hope the configuration holds"}, {"TLSv1.1 ThemeContext", "pin tlsv1.1 in the themeContext"},
+		{"İstanbul ıi", "İSTANBUL ıI"}, {"exit status 137", "Exit Status: 137"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, prompt, field string) {
+		checkMayHoldPair(t, prompt, field)
+	})
+}
+
+func checkMayHoldPair(t *testing.T, prompt, field string) {
+	q := &query{}
+	q.words, _ = distinct(Tokens(prompt))
+	held := 0
+	for _, s := range Keywords(field) {
+		if slices.Contains(q.words, s) {
+			held++
+		}
+	}
+	if held >= 2 && !q.mayHoldPair(field) {
+		t.Fatalf("mayHoldPair(%q) is false for the prompt %q, though the field holds %d of its words", field, prompt, held)
+	}
+}
