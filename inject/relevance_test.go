@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 
+	"lore/config"
+	"lore/index"
 	"lore/record"
 )
 
@@ -279,13 +281,22 @@ func (b *bm25) bestFloor(cases []evalCase, maxFalse float64) float64 {
 }
 
 // mayHoldPair on real text: every prompt of the evaluation against every
-// field of its records (FuzzMayHoldPair tries arbitrary text).
+// field of its records, in the large store (FuzzMayHoldPair tries arbitrary
+// text).
 func TestMayHoldPair(t *testing.T) {
-	set := loadRelevance(t, time.Now())
+	now := time.Now()
+	set := loadRelevance(t, now)
+	recs := append(slices.Clone(set.records), set.distractors...)
+	cfg, err := config.LoadConfig(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := NewIndex(index.SnapshotOf(recs, Tokenizer()), cfg)
 	for _, c := range append(slices.Clone(set.dev), set.test...) {
+		q := ix.prepare(c.prompt)
 		for _, r := range set.records {
 			for _, f := range append([]string{r.Text}, bodyFields(r)...) {
-				checkMayHoldPair(t, c.prompt, f)
+				checkMayHoldPair(t, q, f)
 			}
 		}
 	}
