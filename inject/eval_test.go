@@ -172,8 +172,8 @@ func evaluate(t testing.TB, recs []*record.Record, ids map[string]string, cases 
 				if i+1 < len(top) {
 					second = top[i+1].Evidence
 				}
-				fmt.Fprintf(os.Stderr, "FEAT\t%v\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.3f\t%.3f\t%.3f\t%q\t%v\t%q\n", c.expect != "", pos, i,
-					sc.Evidence, sc.Terms, sc.Phrases, sc.Coverage, len(sc.Matched), second, sc.Score, sc.Share, sc.CodeWord, sc.Inject, c.prompt)
+				fmt.Fprintf(os.Stderr, "FEAT\t%v\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.3f\t%.3f\t%.3f\t%v\t%q\n", c.expect != "", pos, i,
+					sc.Evidence, sc.Terms, sc.Phrases, sc.Coverage, len(sc.Matched), second, sc.Score, sc.Share, sc.Inject, c.prompt)
 			}
 		}
 		if os.Getenv("LORE_EVAL_DEBUG") != "" {

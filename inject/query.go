@@ -2,6 +2,7 @@ package inject
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"lore/record"
@@ -9,11 +10,18 @@ import (
 
 // query is a prompt prepared for ranking.
 type query struct {
-	words  []string      // distinct stems, in order of first appearance
-	typed  []string      // the word first typed for each stem, lowercased
-	seq    []string      // every stem in order, for phrases
-	spec   []float64     // specificity of each word in this store, 0..1
-	expand [][]termMatch // the record terms each word matches
+	words  []string       // distinct stems, in order of first appearance
+	typed  []string       // the word first typed for each stem, lowercased
+	seq    []string       // every stem in order, for phrases
+	spec   []float64      // specificity of each word in this store, 0..1
+	expand [][]termMatch  // the record terms each word matches
+	index  map[string]int // stem → its index in words
+
+	// For phrase credit (phrases.go): the prompt words each record term
+	// matches, and the parts of its stem and terms a text holding a word
+	// must hold (stemPart).
+	matchedBy map[string][]occurrence
+	parts     [][]string
 }
 
 // prepare tokenizes a prompt and weighs its words by how specific they are
@@ -44,6 +52,19 @@ func (ix *Index) prepare(text string) *query {
 			sp *= genericFactor
 		}
 		q.spec = append(q.spec, sp)
+	}
+	q.index = map[string]int{}
+	q.matchedBy = map[string][]occurrence{}
+	for i, w := range q.words {
+		q.index[w] = i
+		parts := []string{stemPart(w)}
+		for _, m := range q.expand[i] {
+			q.matchedBy[m.term] = append(q.matchedBy[m.term], occurrence{word: i, sim: m.sim})
+			if part := stemPart(m.term); !slices.Contains(parts, part) {
+				parts = append(parts, part)
+			}
+		}
+		q.parts = append(q.parts, parts)
 	}
 	return q
 }
@@ -86,26 +107,6 @@ func (q *query) share(mask uint64) float64 {
 		}
 	}
 	return got / all
-}
-
-// codeWord is the first word in mask typed as code: an identifier or file
-// name (words joined by '_', '.', '/' or '-'), a version, or a number of
-// three or more digits. Such a word rarely matches by chance, as the
-// records that hold it are about it.
-func (q *query) codeWord(mask uint64) string {
-	for i, w := range q.typed {
-		if mask&(1<<i) != 0 && isCodeWord(w) {
-			return w
-		}
-	}
-	return ""
-}
-
-func isCodeWord(w string) bool {
-	if strings.ContainsAny(w, "_./-") {
-		return true
-	}
-	return len(w) >= 3 && strings.ContainsAny(w, "0123456789")
 }
 
 // explain says which word of the record each matched prompt word hit, and

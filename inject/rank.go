@@ -84,7 +84,7 @@ type Scored struct {
 	Score    float64        `json:"score"`    // evidence × kind × recency × status
 	Evidence float64        `json:"evidence"` // terms + phrases, boosted by coverage
 	Terms    float64        `json:"terms"`    // saturating, specificity-weighted term matches
-	Phrases  float64        `json:"phrases"`  // prompt words found together in the record
+	Phrases  float64        `json:"phrases"`  // prompt words found together, or near each other, in the record
 	Coverage float64        `json:"coverage"` // share of the record's headline terms matched
 	Share    float64        `json:"share"`    // share of the prompt's specificity matched
 	// Relevance is what the gate weighs: evidence × share. Evidence alone
@@ -100,10 +100,6 @@ type Scored struct {
 	Matched   []string `json:"matched"`         // "prompt word → record word (how)"
 	Inject    bool     `json:"inject"`          // the relevance gate let it through
 	Why       string   `json:"why"`             // the gate's reason, in words
-	// CodeWord is a prompt word typed as code (an identifier, a file name,
-	// a version, a number) that the record matches: the gate asks less
-	// relevance of a record that holds one.
-	CodeWord string `json:"code_word,omitempty"`
 }
 
 // Options tune one ranking.
@@ -225,7 +221,6 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 			sc.Coverage = min(1, float64(c.titleHits)/float64(doc.NTitle))
 		}
 		sc.Share = q.share(c.matched)
-		sc.CodeWord = q.codeWord(c.matched)
 		sc.score()
 		cs = append(cs, cand{d, c.matched, sc})
 	}
@@ -357,23 +352,14 @@ func (ix *Index) gate(out []Scored) {
 	minRel := ix.cfg.Inject.MinRelevance
 	for i := range out {
 		sc := &out[i]
-		need := minRel
-		if sc.CodeWord != "" {
-			need = minRel * codeRelevance
-		}
 		switch {
-		case sc.Relevance < need && sc.CodeWord != "":
-			sc.Why = fmt.Sprintf("relevance %.2f is below %.2f, even with %q matched: too few of the prompt's specific words match", sc.Relevance, need, sc.CodeWord)
-		case sc.Relevance < need:
-			sc.Why = fmt.Sprintf("relevance %.2f is below %.2f: too few of the prompt's specific words match", sc.Relevance, need)
+		case sc.Relevance < minRel:
+			sc.Why = fmt.Sprintf("relevance %.2f is below %.2f: too few of the prompt's specific words match", sc.Relevance, minRel)
 		case sc.Score < relativeCut*out[0].Score:
 			sc.Why = fmt.Sprintf("score %.2f is under %.0f%% of the best (%.2f)", sc.Score, 100*relativeCut, out[0].Score)
-		case sc.CodeWord != "" && sc.Relevance < minRel:
-			sc.Inject = true
-			sc.Why = fmt.Sprintf("relevance %.2f ≥ %.2f with %q matched, and score within %.0f%% of the best", sc.Relevance, need, sc.CodeWord, 100*relativeCut)
 		default:
 			sc.Inject = true
-			sc.Why = fmt.Sprintf("relevance %.2f ≥ %.2f and score within %.0f%% of the best", sc.Relevance, need, 100*relativeCut)
+			sc.Why = fmt.Sprintf("relevance %.2f ≥ %.2f and score within %.0f%% of the best", sc.Relevance, minRel, 100*relativeCut)
 		}
 	}
 }
@@ -381,8 +367,8 @@ func (ix *Index) gate(out []Scored) {
 // GateRule says in one line what the gate asks of a candidate, for
 // explanations.
 func GateRule(minRel float64) string {
-	return fmt.Sprintf("relevance = evidence × share ≥ %.2f (min_relevance; %.2f if a word typed as code matches), and score ≥ %.0f%% of the best",
-		minRel, minRel*codeRelevance, 100*relativeCut)
+	return fmt.Sprintf("relevance = evidence × share ≥ %.2f (min_relevance), and score ≥ %.0f%% of the best",
+		minRel, 100*relativeCut)
 }
 
 // Ranking constants, tuned on the dev half of the relevance evaluation
@@ -394,9 +380,10 @@ const (
 	backgroundDocs   = 50   // IDF prior: a small store still has common words
 	coverageBoost    = 0.5  // evidence × (1 + boost × headline coverage)
 	phraseWeight     = 0.5  // per prompt bigram found together, × its words' specificity
+	proximityWeight  = 0.3  // per other pair of prompt words near each other, × closeness × specificity
+	proximityWindow  = 8    // tokens apart, at most, for proximity credit
 	phraseCandidates = 50   // candidates decoded for phrase credit
 	relativeCut      = 0.5  // inject only within this share of the best score
-	codeRelevance    = 0.5  // × min_relevance, for a record matching a word typed as code
 	recencyFloor     = 0.75 // an old record keeps this much of its weight
 	unseenWeight     = 0.5  // specificity of a prompt word no record holds
 	maxKeywords      = 64   // keywords of a prompt that count (one bit each)

@@ -48,6 +48,13 @@ func loadRelevance(t testing.TB, now time.Time) *relevanceSet {
 		dev, test := readPrompts(t, f, set.ids)
 		set.dev, set.test = append(set.dev, dev...), append(set.test, test...)
 	}
+	// Prompts written later for the dev half alone, in the same format:
+	// adding them leaves the split of the files above as it was.
+	devOnly, _ := filepath.Glob(filepath.Join(dir, "dev-*.txt"))
+	for _, f := range devOnly {
+		dev, test := readPrompts(t, f, set.ids)
+		set.dev = append(set.dev, append(dev, test...)...)
+	}
 	return set
 }
 
@@ -161,12 +168,12 @@ func TestRelevance(t *testing.T) {
 // The relevance issue's targets for the test half, which the ranker does
 // not reach yet (the test says by how much), and the floor it must not
 // fall below: just under what it measured when the gate was last tuned
-// (73.3% and 62.8% hits, 2 of 24 false injections, in the small and the
+// (80.2% and 68.6% hits, 2 of 24 false injections, in the small and the
 // large store).
 const (
 	targetHitRate   = 0.90
 	targetFalseRate = 0.05
-	floorHitRate    = 0.55
+	floorHitRate    = 0.65
 	floorFalseRate  = 0.10
 )
 

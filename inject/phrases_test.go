@@ -1,0 +1,68 @@
+package inject
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"lore/config"
+	"lore/index"
+	"lore/record"
+)
+
+// phraseQuery prepares prompt against a store of the given texts plus
+// filler records (so the prompt's words are specific), and returns the
+// query with the texts as records.
+func phraseQuery(t *testing.T, prompt string, texts ...string) (*query, []*record.Record) {
+	t.Helper()
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	var recs []*record.Record
+	for i, text := range append(texts, strings.Split(strings.Repeat("landing page copy is owned by marketing;", 20), ";")...) {
+		recs = append(recs, &record.Record{ID: "dec-" + strings.Repeat("a", i+1), Kind: record.Decision, Text: text, Time: now, Created: now})
+	}
+	cfg, err := config.LoadConfig(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := NewIndex(index.SnapshotOf(recs, Tokenizer()), cfg).prepare(prompt)
+	if q == nil {
+		t.Fatalf("no words in %q", prompt)
+	}
+	return q, recs[:len(texts)]
+}
+
+// Prompt words that are neither next to each other nor one word apart in a
+// record, but within proximityWindow tokens, earn proximity credit; the
+// same words farther apart earn none.
+func TestProximityCredit(t *testing.T) {
+	q, recs := phraseQuery(t, "invoice export timeout",
+		"invoices of several nightly batches failed in the export, slowly reaching a timeout",
+		"invoices are kept forever. Alpha beta gamma delta epsilon zeta eta theta iota kappa lambda: export is manual. Mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega: timeout")
+	near, far := q.phrases(recs[0]), q.phrases(recs[1])
+	if near <= 0 {
+		t.Errorf("words 3 to 8 tokens apart: phrase credit %.3f, want some", near)
+	}
+	if far != 0 {
+		t.Errorf("words more than %d tokens apart: phrase credit %.3f, want none", proximityWindow, far)
+	}
+}
+
+// A pair of prompt words credited as a phrase is not credited again as
+// being near each other.
+func TestProximityDoesNotCountAPhraseTwice(t *testing.T) {
+	q, recs := phraseQuery(t, "invoice export", "the invoice export runs nightly")
+	want := phraseWeight * min(q.spec[0], q.spec[1])
+	if got := q.phrases(recs[0]); math.Abs(got-want) > 1e-9 {
+		t.Errorf("phrase credit %.4f, want %.4f (the phrase once, no proximity on top)", got, want)
+	}
+}
+
+// Proximity follows the prompt word's matches: a typo or another form of a
+// word counts where the record holds it, at its similarity.
+func TestProximityCreditFollowsMatches(t *testing.T) {
+	q, recs := phraseQuery(t, "pacakge bulid", "the package that we build for each release")
+	if got := q.phrases(recs[0]); got <= 0 {
+		t.Errorf("package … build for the prompt pacakge bulid: phrase credit %.3f, want some", got)
+	}
+}
