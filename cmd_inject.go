@@ -84,7 +84,7 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 func (e *env) explain(ix *inject.Index, text string, minRelevance float64, clock func() time.Time) error {
 	fmt.Fprintf(e.stdout, "keywords: %s\n", termSafe(strings.Join(inject.Words(text), " ")))
 	fmt.Fprintf(e.stdout, "gate: %s\n", inject.GateRule(minRelevance))
-	fmt.Fprintln(e.stdout, "evidence = (terms + phrases) × (1 + 0.5 × headline coverage) × named file; score = evidence × kind × recency × status × code")
+	fmt.Fprintln(e.stdout, inject.ScoreRule())
 	fmt.Fprintln(e.stdout)
 	res := ix.Rank(text, inject.Options{Now: clock(), Limit: explainLimit})
 	if len(res) == 0 {
@@ -97,8 +97,8 @@ func (e *env) explain(ix *inject.Index, text string, minRelevance float64, clock
 			mark = "held back"
 		}
 		fmt.Fprintf(e.stdout, "%.3f  %-9s %s\n", sc.Score, mark, termSafe(inject.Summary(sc.Rec)))
-		fmt.Fprintf(e.stdout, "       evidence %.2f = (terms %.2f + phrases %.2f), coverage %.2f; share %.2f; × kind %.2f × recency %.2f × status %.2f\n",
-			sc.Evidence, sc.Terms, sc.Phrases, sc.Coverage, sc.Share, sc.Kind, sc.Recency, sc.Status)
+		fmt.Fprintf(e.stdout, "       evidence %.2f = (terms %.2f + phrases %.2f + near %.2f), coverage %.2f; share %.2f; × kind %.2f × recency %.2f × status %.2f\n",
+			sc.Evidence, sc.Terms, sc.Phrases, sc.Near, sc.Coverage, sc.Share, sc.Kind, sc.Recency, sc.Status)
 		fmt.Fprintf(e.stdout, "       matched: %s\n", termSafe(strings.Join(sc.Matched, ", ")))
 		if sc.Named != 1 || sc.Code != 1 || sc.Stale != "" {
 			fmt.Fprintf(e.stdout, "       code: named file × %.2f, code × %.2f%s\n", sc.Named, sc.Code, termSafe(parenthesised(sc.Stale)))

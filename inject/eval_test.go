@@ -173,13 +173,13 @@ func evaluate(t testing.TB, recs []*record.Record, ids map[string]string, cases 
 					second = top[i+1].Evidence
 				}
 				fmt.Fprintf(os.Stderr, "FEAT\t%v\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.3f\t%.3f\t%.3f\t%v\t%q\n", c.expect != "", pos, i,
-					sc.Evidence, sc.Terms, sc.Phrases, sc.Coverage, len(sc.Matched), second, sc.Score, sc.Share, sc.Inject, c.prompt)
+					sc.Evidence, sc.Terms, sc.Phrases+sc.Near, sc.Coverage, len(sc.Matched), second, sc.Score, sc.Share, sc.Inject, c.prompt)
 			}
 		}
 		if os.Getenv("LORE_EVAL_DEBUG") != "" {
 			t.Logf("%q → %v (want %q)", c.prompt, keys, c.expect)
 			for i, sc := range ix.Rank(c.prompt, Options{Now: now, Limit: 4}) {
-				t.Logf("   %d %.2f %-6s ev %.2f = t %.2f + p %.2f, cov %.2f %v", i, sc.Score, keyOf[sc.Rec.ID], sc.Evidence, sc.Terms, sc.Phrases, sc.Coverage, sc.Matched)
+				t.Logf("   %d %.2f %-6s ev %.2f = t %.2f + p %.2f + n %.2f, cov %.2f %v", i, sc.Score, keyOf[sc.Rec.ID], sc.Evidence, sc.Terms, sc.Phrases, sc.Near, sc.Coverage, sc.Matched)
 			}
 		}
 		if c.expect == "" {

@@ -17,7 +17,7 @@ import (
 //     each other, less the farther apart: a prompt that says the record's
 //     thing in its own order, with other words between, still finds it said
 //     in one place rather than strewn over the record.
-func (q *query) phrases(r *record.Record) float64 {
+func (q *query) phrases(r *record.Record) (phrases, near float64) {
 	p := q.newPhrasing()
 	for _, f := range append([]string{r.Text}, bodyFields(r)...) {
 		// Tokenizing every field of the strongest candidates was most of
@@ -82,9 +82,8 @@ func (p *phrasing) add(toks []Token) {
 // credit is the phrase credit of the fields taken in: each consecutive pair
 // of prompt words found together, then each other pair found near each
 // other, weighted by the less specific word of the pair.
-func (p *phrasing) credit() float64 {
+func (p *phrasing) credit() (phrases, near float64) {
 	q := p.q
-	var sum float64
 	seen := map[[2]string]bool{}
 	for i := 0; i+1 < len(q.seq); i++ {
 		k := [2]string{q.seq[i], q.seq[i+1]}
@@ -94,7 +93,7 @@ func (p *phrasing) credit() float64 {
 		seen[k] = true
 		if c := max(p.pairs[k], p.pairs[[2]string{k[1], k[0]}]/2); c > 0 {
 			a, b := q.index[k[0]], q.index[k[1]]
-			sum += phraseWeight * c * min(q.spec[a], q.spec[b])
+			phrases += phraseWeight * c * min(q.spec[a], q.spec[b])
 			delete(p.near, [2]int{min(a, b), max(a, b)}) // credited as a phrase
 		}
 	}
@@ -102,9 +101,9 @@ func (p *phrasing) credit() float64 {
 	for _, k := range slices.SortedFunc(maps.Keys(p.near), func(a, b [2]int) int {
 		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
 	}) {
-		sum += proximityWeight * p.near[k] * min(q.spec[k[0]], q.spec[k[1]])
+		near += proximityWeight * p.near[k] * min(q.spec[k[0]], q.spec[k[1]])
 	}
-	return sum
+	return phrases, near
 }
 
 // mayHoldPair reports whether text may hold two of the prompt's words,

@@ -39,12 +39,11 @@ func TestProximityCredit(t *testing.T) {
 	q, recs := phraseQuery(t, "invoice export timeout",
 		"invoices of several nightly batches failed in the export, slowly reaching a timeout",
 		"invoices are kept forever. Alpha beta gamma delta epsilon zeta eta theta iota kappa lambda: export is manual. Mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega: timeout")
-	near, far := q.phrases(recs[0]), q.phrases(recs[1])
-	if near <= 0 {
-		t.Errorf("words 3 to 8 tokens apart: phrase credit %.3f, want some", near)
+	if phrases, near := q.phrases(recs[0]); phrases != 0 || near <= 0 {
+		t.Errorf("words 3 to 8 tokens apart: phrases %.3f, near %.3f; want no phrase, some nearness", phrases, near)
 	}
-	if far != 0 {
-		t.Errorf("words more than %d tokens apart: phrase credit %.3f, want none", proximityWindow, far)
+	if phrases, near := q.phrases(recs[1]); phrases != 0 || near != 0 {
+		t.Errorf("words more than %d tokens apart: phrases %.3f, near %.3f; want neither", proximityWindow, phrases, near)
 	}
 }
 
@@ -53,8 +52,8 @@ func TestProximityCredit(t *testing.T) {
 func TestProximityDoesNotCountAPhraseTwice(t *testing.T) {
 	q, recs := phraseQuery(t, "invoice export", "the invoice export runs nightly")
 	want := phraseWeight * min(q.spec[0], q.spec[1])
-	if got := q.phrases(recs[0]); math.Abs(got-want) > 1e-9 {
-		t.Errorf("phrase credit %.4f, want %.4f (the phrase once, no proximity on top)", got, want)
+	if phrases, near := q.phrases(recs[0]); math.Abs(phrases-want) > 1e-9 || near != 0 {
+		t.Errorf("phrases %.4f, near %.4f; want %.4f and none (the phrase once, no nearness on top)", phrases, near, want)
 	}
 }
 
@@ -62,7 +61,7 @@ func TestProximityDoesNotCountAPhraseTwice(t *testing.T) {
 // word counts where the record holds it, at its similarity.
 func TestProximityCreditFollowsMatches(t *testing.T) {
 	q, recs := phraseQuery(t, "pacakge bulid", "the package that we build for each release")
-	if got := q.phrases(recs[0]); got <= 0 {
-		t.Errorf("package … build for the prompt pacakge bulid: phrase credit %.3f, want some", got)
+	if _, near := q.phrases(recs[0]); near <= 0 {
+		t.Errorf("package … build for the prompt pacakge bulid: near %.3f, want some", near)
 	}
 }

@@ -82,9 +82,10 @@ func (ix *Index) has(term string) bool { return ix.snap.HasTerm(term) }
 type Scored struct {
 	Rec      *record.Record `json:"-"`
 	Score    float64        `json:"score"`    // evidence × kind × recency × status
-	Evidence float64        `json:"evidence"` // terms + phrases, boosted by coverage
+	Evidence float64        `json:"evidence"` // terms + phrases + near, boosted by coverage
 	Terms    float64        `json:"terms"`    // saturating, specificity-weighted term matches
-	Phrases  float64        `json:"phrases"`  // prompt words found together, or near each other, in the record
+	Phrases  float64        `json:"phrases"`  // consecutive prompt words found together in the record
+	Near     float64        `json:"near"`     // other prompt words found near each other in the record
 	Coverage float64        `json:"coverage"` // share of the record's headline terms matched
 	Share    float64        `json:"share"`    // share of the prompt's specificity matched
 	// Relevance is what the gate weighs: evidence × share. Evidence alone
@@ -238,7 +239,7 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	scs := make([]*Scored, len(strong))
 	for i := range strong {
 		recs[i], scs[i] = ix.snap.Record(strong[i].d), &strong[i].sc
-		scs[i].Phrases = q.phrases(recs[i])
+		scs[i].Phrases, scs[i].Near = q.phrases(recs[i])
 	}
 	ix.weighCode(scs, recs, anchor.PathWords(text))
 	for _, sc := range scs {
@@ -314,7 +315,7 @@ func (t *topK) findMin() {
 // record is anchored to) weighted by kind, recency, status and whether its
 // code is still there.
 func (sc *Scored) score() {
-	sc.Evidence = (sc.Terms + sc.Phrases) * (1 + coverageBoost*sc.Coverage) * sc.Named
+	sc.Evidence = (sc.Terms + sc.Phrases + sc.Near) * (1 + coverageBoost*sc.Coverage) * sc.Named
 	sc.Relevance = sc.Evidence * sc.Share
 	sc.Score = sc.Evidence * sc.Kind * sc.Recency * sc.Status * sc.Code
 }
@@ -362,6 +363,12 @@ func (ix *Index) gate(out []Scored) {
 			sc.Why = fmt.Sprintf("relevance %.2f ≥ %.2f and score within %.0f%% of the best", sc.Relevance, minRel, 100*relativeCut)
 		}
 	}
+}
+
+// ScoreRule says in one line how Scored's factors make its score, for
+// explanations.
+func ScoreRule() string {
+	return fmt.Sprintf("evidence = (terms + phrases + near) × (1 + %g × headline coverage) × named file; score = evidence × kind × recency × status × code", coverageBoost)
 }
 
 // GateRule says in one line what the gate asks of a candidate, for

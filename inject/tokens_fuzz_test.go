@@ -87,7 +87,7 @@ func checkMayHoldPair(t *testing.T, q *query, field string) {
 	}
 	p := q.newPhrasing()
 	p.add(Tokens(field))
-	if c := p.credit(); c > 0 && !q.mayHoldPair(field) {
-		t.Fatalf("mayHoldPair(%q) is false for the prompt words %q, though the field earns %.3f of phrase credit", field, q.words, c)
+	if phrases, near := p.credit(); phrases+near > 0 && !q.mayHoldPair(field) {
+		t.Fatalf("mayHoldPair(%q) is false for the prompt words %q, though the field earns phrase credit (%.3f, near %.3f)", field, q.words, phrases, near)
 	}
 }
