@@ -70,8 +70,8 @@ func (p *phrasing) add(toks []Token) {
 			if d > proximityWindow {
 				break
 			}
-			if a.word == b.word {
-				continue
+			if a.word == b.word || d == 0 {
+				continue // one word again, or two prompt words matching one token
 			}
 			k := [2]int{min(a.word, b.word), max(a.word, b.word)}
 			p.near[k] = max(p.near[k], float64(proximityWindow+1-d)/proximityWindow*min(a.sim, b.sim))
@@ -91,8 +91,12 @@ func (p *phrasing) credit() (phrases, near float64) {
 			continue
 		}
 		seen[k] = true
+		a, okA := q.index[k[0]]
+		b, okB := q.index[k[1]]
+		if !okA || !okB {
+			continue // past the maxKeywords that count
+		}
 		if c := max(p.pairs[k], p.pairs[[2]string{k[1], k[0]}]/2); c > 0 {
-			a, b := q.index[k[0]], q.index[k[1]]
 			phrases += phraseWeight * c * min(q.spec[a], q.spec[b])
 			delete(p.near, [2]int{min(a, b), max(a, b)}) // credited as a phrase
 		}

@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -63,5 +64,32 @@ func TestProximityCreditFollowsMatches(t *testing.T) {
 	q, recs := phraseQuery(t, "pacakge bulid", "the package that we build for each release")
 	if _, near := q.phrases(recs[0]); near <= 0 {
 		t.Errorf("package … build for the prompt pacakge bulid: near %.3f, want some", near)
+	}
+}
+
+// Two prompt words that match one token of the record (http and https
+// both hit https) are not near each other: they are one word there.
+func TestProximityIgnoresATokenMatchedTwice(t *testing.T) {
+	q, recs := phraseQuery(t, "nginx http https", "serve https only")
+	if _, near := q.phrases(recs[0]); near != 0 {
+		t.Errorf("http and https on the one token https: near %.3f, want none", near)
+	}
+}
+
+// Words past the first maxKeywords of a prompt do not count, in phrases
+// as in terms.
+func TestPhrasesPastMaxKeywords(t *testing.T) {
+	var filler []string
+	for i := range maxKeywords {
+		filler = append(filler, fmt.Sprintf("w%dx", i+10))
+	}
+	q, recs := phraseQuery(t, strings.Join(filler, " ")+" invoice export", "the invoice export runs nightly")
+	if len(q.words) != maxKeywords {
+		t.Fatalf("%d words counted, want %d", len(q.words), maxKeywords)
+	}
+	p := q.newPhrasing() // taken in whole: mayHoldPair would skip the field
+	p.add(Tokens(recs[0].Text))
+	if phrases, near := p.credit(); phrases != 0 || near != 0 {
+		t.Errorf("invoice export past the %d words that count: phrases %.3f, near %.3f, want none", maxKeywords, phrases, near)
 	}
 }
