@@ -310,10 +310,10 @@ func (t *topK) findMin() {
 	}
 }
 
-// score combines the factors: evidence (term and phrase matches, boosted
-// when they cover the record's headline or the prompt names a file the
-// record is anchored to) weighted by kind, recency, status and whether its
-// code is still there.
+// score combines the factors: evidence (term matches, phrases and
+// nearness, boosted when they cover the record's headline or the prompt
+// names a file the record is anchored to) weighted by kind, recency, status
+// and whether its code is still there.
 func (sc *Scored) score() {
 	sc.Evidence = (sc.Terms + sc.Phrases + sc.Near) * (1 + coverageBoost*sc.Coverage) * sc.Named
 	sc.Relevance = sc.Evidence * sc.Share
