@@ -1,9 +1,11 @@
 package inject
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/sahilm/fuzzy"
 
@@ -20,20 +22,43 @@ const (
 	simFuzzy   = 0.6  // cfg ~ config: an abbreviation of a short term
 )
 
-// stemSynonyms links each word of a synonym group in the config to every
-// other, as stems (prompt words are matched by their stems).
-func stemSynonyms(cfg map[string][]string) map[string][]string {
-	out := map[string][]string{}
-	link := func(a, b string) {
-		if a != b {
-			out[a] = append(out[a], b)
-		}
+// synonymGroups are the config's synonym groups, stemmed on first use
+// (prompt words are matched by their stems): a prompt needs only the groups
+// that hold one of its words, and stemming every group cost each hook a
+// sixth of a millisecond.
+type synonymGroups struct {
+	texts []string // each group's words, as configured
+	lower []string // the same, lowercased, for a substring test
+	once  []sync.Once
+	stems [][]string
+}
+
+func newSynonymGroups(cfg map[string][]string) *synonymGroups {
+	g := &synonymGroups{}
+	for _, k := range slices.Sorted(maps.Keys(cfg)) {
+		text := k + " " + strings.Join(cfg[k], " ")
+		g.texts, g.lower = append(g.texts, text), append(g.lower, strings.ToLower(text))
 	}
-	for k, vs := range cfg {
-		group := Keywords(k + " " + strings.Join(vs, " "))
-		for _, a := range group {
-			for _, b := range group {
-				link(a, b)
+	g.once, g.stems = make([]sync.Once, len(g.texts)), make([][]string, len(g.texts))
+	return g
+}
+
+// of returns the stems stem q is linked to: every other stem of each group
+// that holds q. A group can hold q only if its text holds stemPart(q).
+func (g *synonymGroups) of(q string) []string {
+	part := stemPart(q)
+	var out []string
+	for i, lower := range g.lower {
+		if !strings.Contains(lower, part) {
+			continue
+		}
+		g.once[i].Do(func() { g.stems[i] = Keywords(g.texts[i]) })
+		if !slices.Contains(g.stems[i], q) {
+			continue
+		}
+		for _, s := range g.stems[i] {
+			if s != q && !slices.Contains(out, s) {
+				out = append(out, s)
 			}
 		}
 	}
@@ -60,7 +85,7 @@ func (ix *Index) expand(q, raw string) []termMatch {
 	if ix.has(q) {
 		add(q, simExact, "exact")
 	}
-	for _, syn := range ix.synonyms[q] {
+	for _, syn := range ix.synonyms.of(q) {
 		if ix.has(syn) {
 			add(syn, simSynonym, "synonym")
 		}

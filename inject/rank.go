@@ -31,7 +31,7 @@ var statusFactor = map[string]float64{
 // Index ranks a snapshot's records against prompts.
 type Index struct {
 	snap     *index.Snapshot
-	synonyms map[string][]string // stemmed term → stemmed synonyms
+	synonyms *synonymGroups
 	cfg      *config.Config
 	code     *anchor.Checker // nil: anchored code is not checked
 }
@@ -73,7 +73,7 @@ func bodyFields(r *record.Record) []string {
 // NewIndex ranks over snap's records; dismissed and promoted observations
 // are never candidates.
 func NewIndex(snap *index.Snapshot, cfg *config.Config) *Index {
-	return &Index{snap: snap, cfg: cfg, synonyms: stemSynonyms(cfg.Synonyms)}
+	return &Index{snap: snap, cfg: cfg, synonyms: newSynonymGroups(cfg.Synonyms)}
 }
 
 func (ix *Index) has(term string) bool { return ix.snap.HasTerm(term) }
@@ -111,6 +111,9 @@ type Options struct {
 	// zero keeps every record that matched a keyword.
 	MinEvidence float64
 	Limit       int // at most this many results; zero: all
+	// NoMatched leaves Scored.Matched empty: the hook shows no
+	// explanation, and working one out tokenizes every result again.
+	NoMatched bool
 }
 
 // Rank scores the records that match any of the query's keywords, best
@@ -255,7 +258,9 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 			break
 		}
 		c.sc.Rec = ix.snap.Record(c.d)
-		c.sc.Matched = q.explain(c.sc.Rec, c.matched)
+		if !o.NoMatched {
+			c.sc.Matched = q.explain(c.sc.Rec, c.matched)
+		}
 		out = append(out, c.sc)
 	}
 	ix.gate(out)

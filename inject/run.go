@@ -60,7 +60,7 @@ func promptContext(ix *Index, cfg *config.Config, prompt string, budgetTokens in
 	if maxFull <= 0 {
 		maxFull = 5
 	}
-	ranked := ix.Rank(prompt, Options{Now: now, Limit: 2 * maxFull})
+	ranked := ix.Rank(prompt, Options{Now: now, Limit: 2 * maxFull, NoMatched: true})
 	fresh := 0
 	entries := make([]Entry, 0, len(ranked))
 	recs := map[string]*record.Record{}
