@@ -416,6 +416,7 @@ func copyTree(t *testing.T, from, to string) {
 func commitStore(t *testing.T, root string) {
 	gitRun(t, root, 0, "add", "--", ".lore")
 	gitRun(t, root, 0, "commit", "-q", "-m", "store")
+	packObjects(t, root)
 }
 
 // sameButAnchors checks that two generated stores hold the same records

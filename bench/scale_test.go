@@ -220,7 +220,8 @@ func (s *scale) size(n int) {
 		if err := gitTry(pristine, 5*time.Minute, "commit", "-q", "-m", "store"); err != nil {
 			t.Fatal(err)
 		}
-		commitNote = "committed in " + secs(time.Since(start))
+		packObjects(t, pristine)
+		commitNote = "committed and packed in " + secs(time.Since(start))
 	} else if errors.Is(err, context.DeadlineExceeded) {
 		commitNote = "NOT committed: git add took over 5 minutes, so `lore status` ran with no HEAD"
 		if err := os.RemoveAll(filepath.Join(pristine, ".git")); err != nil {
@@ -684,6 +685,11 @@ func gitRun(t *testing.T, dir string, timeout time.Duration, args ...string) {
 	}
 }
 
+// packObjects packs a repository's objects, as a clone has them.
+func packObjects(t *testing.T, dir string) {
+	gitRun(t, dir, 0, "repack", "-adq")
+}
+
 // gitTry runs git in dir with a bench identity; timeout 0 means none.
 func gitTry(dir string, timeout time.Duration, args ...string) error {
 	ctx := context.Background()
@@ -692,7 +698,11 @@ func gitTry(dir string, timeout time.Duration, args ...string) error {
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	cmd := exec.CommandContext(ctx, "git", args...)
+	// No gc in the background: a detached auto gc packs the objects while
+	// the bench copies the repository (cp: cannot stat .git/objects/...),
+	// and whether it has finished changes what status costs. packObjects
+	// packs them when the bench says so.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "gc.auto=0"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Bench", "GIT_AUTHOR_EMAIL=bench@example.com",
 		"GIT_COMMITTER_NAME=Bench", "GIT_COMMITTER_EMAIL=bench@example.com")
