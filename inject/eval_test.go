@@ -139,14 +139,21 @@ func (r evalResult) String() string {
 		float64(r.items)/float64(max(r.targeted, 1)))
 }
 
+// defaultConfig is the built-in configuration, as a store without a
+// config.toml has it.
+func defaultConfig(tb testing.TB) *config.Config {
+	cfg, err := config.LoadConfig(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cfg
+}
+
 // evaluate runs every case through the hook's path (PromptContext) over a
 // store of recs: a hit is the expected record among the first three items
 // of the block; an unrelated prompt must get no block.
 func evaluate(t testing.TB, recs []*record.Record, ids map[string]string, cases []evalCase, now time.Time) evalResult {
-	cfg, err := config.LoadConfig(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := defaultConfig(t)
 	ix := NewIndex(index.SnapshotOf(recs, Tokenizer()), cfg)
 	keyOf := map[string]string{}
 	for k, id := range ids {

@@ -4,18 +4,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"lore/config"
 )
 
 // synonymGroups.of, which stems only the groups that may hold a word,
 // links the same stems as stemming every group up front (the oracle
 // below), for the default groups and for odd ones.
 func TestSynonymGroupsLinkEveryStemOfTheirGroup(t *testing.T) {
-	cfg, err := config.LoadConfig(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := defaultConfig(t)
 	for _, groups := range []map[string][]string{cfg.Synonyms, {
 		"dying": {"lying", "tying", "skies"}, "NOT IN": {"exclude", "without"}, "k8s": {"kubernetes", "kube-ctl", "K8S_HOST"},
 		"Deploying": {"ship", "deploy"}, "x": {"y"},

@@ -84,18 +84,9 @@ func (p *phrasing) add(toks []Token) {
 // other, weighted by the less specific word of the pair.
 func (p *phrasing) credit() (phrases, near float64) {
 	q := p.q
-	seen := map[[2]string]bool{}
-	for i := 0; i+1 < len(q.seq); i++ {
-		k := [2]string{q.seq[i], q.seq[i+1]}
-		if k[0] == k[1] || seen[k] {
-			continue
-		}
-		seen[k] = true
-		a, okA := q.index[k[0]]
-		b, okB := q.index[k[1]]
-		if !okA || !okB {
-			continue // past the maxKeywords that count
-		}
+	for _, ab := range q.bigrams {
+		a, b := ab[0], ab[1]
+		k := [2]string{q.words[a], q.words[b]}
 		if c := max(p.pairs[k], p.pairs[[2]string{k[1], k[0]}]/2); c > 0 {
 			phrases += phraseWeight * c * min(q.spec[a], q.spec[b])
 			delete(p.near, [2]int{min(a, b), max(a, b)}) // credited as a phrase

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"lore/config"
 	"lore/index"
 	"lore/record"
 )
@@ -22,10 +21,7 @@ func phraseQuery(t *testing.T, prompt string, texts ...string) (*query, []*recor
 	for i, text := range append(texts, strings.Split(strings.Repeat("landing page copy is owned by marketing;", 20), ";")...) {
 		recs = append(recs, &record.Record{ID: "dec-" + strings.Repeat("a", i+1), Kind: record.Decision, Text: text, Time: now, Created: now})
 	}
-	cfg, err := config.LoadConfig(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := defaultConfig(t)
 	q := NewIndex(index.SnapshotOf(recs, Tokenizer()), cfg).prepare(prompt)
 	if q == nil {
 		t.Fatalf("no words in %q", prompt)

@@ -10,16 +10,16 @@ import (
 
 // query is a prompt prepared for ranking.
 type query struct {
-	words  []string       // distinct stems, in order of first appearance
-	typed  []string       // the word first typed for each stem, lowercased
-	seq    []string       // every stem in order, for phrases
-	spec   []float64      // specificity of each word in this store, 0..1
-	expand [][]termMatch  // the record terms each word matches
-	index  map[string]int // stem → its index in words
+	words  []string      // distinct stems, in order of first appearance
+	typed  []string      // the word first typed for each stem, lowercased
+	spec   []float64     // specificity of each word in this store, 0..1
+	expand [][]termMatch // the record terms each word matches
 
-	// For phrase credit (phrases.go): the prompt words each record term
-	// matches, and the parts of its stem and terms a text holding a word
-	// must hold (stemPart).
+	// For phrase credit (phrases.go): each pair of words typed one after
+	// the other (indexes into words, once each), the prompt words each
+	// record term matches, and the parts of its stem and terms a text
+	// holding a word must hold (stemPart).
+	bigrams   [][2]int
 	matchedBy map[string][]occurrence
 	parts     [][]string
 }
@@ -32,9 +32,6 @@ func (ix *Index) prepare(text string) *query {
 		return nil
 	}
 	q := &query{}
-	for _, t := range toks {
-		q.seq = append(q.seq, t.Stem)
-	}
 	q.words, q.typed = distinct(toks)
 	n := float64(ix.snap.Count()) + backgroundDocs
 	idf := func(df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
@@ -53,10 +50,10 @@ func (ix *Index) prepare(text string) *query {
 		}
 		q.spec = append(q.spec, sp)
 	}
-	q.index = map[string]int{}
+	index := map[string]int{}
 	q.matchedBy = map[string][]occurrence{}
 	for i, w := range q.words {
-		q.index[w] = i
+		index[w] = i
 		parts := []string{stemPart(w)}
 		for _, m := range q.expand[i] {
 			q.matchedBy[m.term] = append(q.matchedBy[m.term], occurrence{word: i, sim: m.sim})
@@ -65,6 +62,14 @@ func (ix *Index) prepare(text string) *query {
 			}
 		}
 		q.parts = append(q.parts, parts)
+	}
+	// Words past the maxKeywords that count are in no bigram either.
+	for i := 0; i+1 < len(toks); i++ {
+		a, okA := index[toks[i].Stem]
+		b, okB := index[toks[i+1].Stem]
+		if okA && okB && a != b && !slices.Contains(q.bigrams, [2]int{a, b}) {
+			q.bigrams = append(q.bigrams, [2]int{a, b})
+		}
 	}
 	return q
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode"
 
-	"lore/config"
 	"lore/index"
 	"lore/record"
 )
@@ -294,10 +293,7 @@ func TestMayHoldPair(t *testing.T) {
 	now := time.Now()
 	set := loadRelevance(t, now)
 	recs := append(slices.Clone(set.records), set.distractors...)
-	cfg, err := config.LoadConfig(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := defaultConfig(t)
 	ix := NewIndex(index.SnapshotOf(recs, Tokenizer()), cfg)
 	for _, c := range append(slices.Clone(set.dev), set.test...) {
 		q := ix.prepare(c.prompt)

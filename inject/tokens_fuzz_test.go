@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"lore/config"
 	"lore/index"
 	"lore/record"
 )
@@ -67,10 +66,7 @@ func FuzzMayHoldPair(f *testing.F) {
 	} {
 		f.Add(s[0], s[1])
 	}
-	cfg, err := config.LoadConfig(f.TempDir()) // no config.toml: the defaults
-	if err != nil {
-		f.Fatal(err)
-	}
+	cfg := defaultConfig(f)
 	f.Fuzz(func(t *testing.T, prompt, field string) {
 		r := &record.Record{V: 1, ID: "obs-fuzz", Kind: record.Observation, Text: field}
 		ix := NewIndex(index.SnapshotOf([]*record.Record{r}, Tokenizer()), cfg)
