@@ -10,8 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 LORE_BENCH=scale go test -run '^TestScale$' -count=1 -v -timeout 90m . | awk '
-	/^ *scale_test\.go:[0-9]+: progress: / { sub(/^ *scale_test\.go:[0-9]+: progress: /, ""); print > "/dev/stderr"; fflush("/dev/stderr"); next }
-	/^ *scale_test\.go:[0-9]+: ?/ { sub(/^ *scale_test\.go:[0-9]+: ?/, ""); print; fflush(); next }
+	/^ *[a-z_]+_test\.go:[0-9]+: progress: / { sub(/^ *[a-z_]+_test\.go:[0-9]+: progress: /, ""); print > "/dev/stderr"; fflush("/dev/stderr"); next }
+	/^ *[a-z_]+_test\.go:[0-9]+: ?/ { sub(/^ *[a-z_]+_test\.go:[0-9]+: ?/, ""); print; fflush(); next }
 	/^(=== RUN|--- PASS|PASS$|ok )/ { next }
 	{ print > "/dev/stderr" }
 '
