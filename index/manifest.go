@@ -59,7 +59,15 @@ func manifestPath(s *store.Store) string { return filepath.Join(indexDir(s), "ma
 // damaged, or written for another tokenizer.
 func readManifest(s *store.Store, tokVersion string) *manifest {
 	data, err := os.ReadFile(manifestPath(s))
-	if err != nil || len(data) < len(manifestMagic) {
+	if err != nil {
+		return nil
+	}
+	return decodeManifest(data, tokVersion)
+}
+
+// decodeManifest reads a manifest file's bytes, or returns nil.
+func decodeManifest(data []byte, tokVersion string) *manifest {
+	if len(data) < len(manifestMagic) {
 		return nil
 	}
 	magic := string(data[:len(manifestMagic)])

@@ -115,9 +115,18 @@ func segmentHeader(data []byte, tokVersion string) ([]byte, error) {
 	return data[:hdr+4+tl], nil
 }
 
+// maxCount bounds a segment's files, rows and terms.
+const maxCount = 1 << 31
+
 // newSegment assembles a segment from its header and sections.
 func newSegment(name string, hdr []byte, secs [][]byte) (*segment, error) {
 	u := func(i int) uint64 { return binary.LittleEndian.Uint64(hdr[len(segMagic)+8*i:]) }
+	// Counts past these could wrap the section sizes checked below (and
+	// turn negative as ints); no store comes near them.
+	if u(hFiles) > maxCount || u(hRows) > maxCount || u(hTerms) > maxCount || u(hNewest) > u(hRows) ||
+		u(hSumTitle) > math.MaxInt32*maxCount || u(hSumBody) > math.MaxInt32*maxCount {
+		return nil, errCorrupt
+	}
 	s := &segment{name: name, written: int64(u(hWritten)), nFiles: int(u(hFiles)), nRows: int(u(hRows)),
 		nTerms: int(u(hTerms)), sumTitle: int(u(hSumTitle)), sumBody: int(u(hSumBody)), nNewest: int(u(hNewest))}
 	var codes []byte
@@ -333,9 +342,14 @@ func (s *segment) findTerm(t string) (int, bool) {
 	return i, i < s.nTerms && s.term(i) == t
 }
 
-// postingBytes is the size of term i's postings: at least one byte each.
+// postingBytes is the size of term i's postings: at least one byte each
+// (0 for a damaged entry, which postings skips too).
 func (s *segment) postingBytes(i int) int {
-	return max(u32(s.postIdx, i+1)-u32(s.postIdx, i), 0)
+	a, b := u32(s.postIdx, i), u32(s.postIdx, i+1)
+	if a > b || b > len(s.postData) {
+		return 0
+	}
+	return b - a
 }
 
 // postings calls fn for each row holding term i, in row order.
@@ -365,7 +379,12 @@ type fileEntry struct {
 	warns       []record.Warning
 }
 
+// fileRel is file i's path. i may come from a damaged row: it is checked
+// like an offset.
 func (s *segment) fileRel(i int) string {
+	if i < 0 || i >= s.nFiles {
+		return ""
+	}
 	a := u32(s.fileIdx, i)
 	if a >= len(s.fileData) {
 		return ""
@@ -376,6 +395,9 @@ func (s *segment) fileRel(i int) string {
 
 // fileStat is file i's entry without its rows and warnings.
 func (s *segment) fileStat(i int) (fileEntry, *decoder) {
+	if i < 0 || i >= s.nFiles {
+		return fileEntry{}, &decoder{err: errCorrupt}
+	}
 	a := u32(s.fileIdx, i)
 	if a >= len(s.fileData) {
 		return fileEntry{}, &decoder{err: errCorrupt}
