@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -99,13 +100,18 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 		case json.Unmarshal(trimmed, &msg) != nil:
 			j.reject("null", -32600, "invalid request: not a JSON object")
 		case msg.JSONRPC != "2.0" || msg.Method == "" && len(msg.ID) == 0:
-			id := "null"
-			if len(msg.ID) > 0 {
-				id = string(msg.ID)
-			}
-			j.reject(id, -32600, `invalid request: want a JSON-RPC 2.0 message ("jsonrpc":"2.0" and a method)`)
+			j.reject(rawID(msg.ID), -32600, `invalid request: want a JSON-RPC 2.0 message ("jsonrpc":"2.0" and a method)`)
 		default:
-			j.buf = append(trimmed, '\n')
+			// encoding/json matches keys in any case and takes any id; the
+			// SDK's decoder does neither ("JSONRPC", an id that is an object
+			// or a number past float64, a response with a null id) and ends
+			// the session on a line it refuses, so it must accept every line
+			// passed on.
+			if _, refused := jsonrpc.DecodeMessage(trimmed); refused != nil {
+				j.reject(rawID(msg.ID), -32600, "invalid request: "+refused.Error())
+			} else {
+				j.buf = append(trimmed, '\n')
+			}
 		}
 		if err != nil && len(j.buf) == 0 {
 			return 0, err
@@ -117,6 +123,14 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 	n := copy(p, j.buf)
 	j.buf = j.buf[n:]
 	return n, nil
+}
+
+// rawID is a request's id as it came, for the error answering it, or null.
+func rawID(id json.RawMessage) string {
+	if len(id) == 0 {
+		return "null"
+	}
+	return string(id)
 }
 
 func (j *jsonLines) reject(id string, code int, msg string) {

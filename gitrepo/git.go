@@ -140,7 +140,13 @@ func ReadHead(dir string, getenv func(string) string) Head {
 	dg := r.dotGit()
 	if head, err := dg.Ref(plumbing.HEAD); err == nil {
 		if head.Type() == plumbing.SymbolicReference {
-			o.Branch = head.Target().Short()
+			// Only a name git allows is a branch: a hostile HEAD naming
+			// "refs/heads/\x1b]0;…" would put escape sequences in lore
+			// status and in every record's branch. git status shows no
+			// branch for it either.
+			if head.Target().Validate() == nil {
+				o.Branch = head.Target().Short()
+			}
 			if ref, err := dg.Ref(head.Target()); err == nil {
 				o.Commit = ref.Hash().String()
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +18,8 @@ import (
 
 // Codex keeps MCP servers in config.toml, a file people write by hand with
 // comments. lore edits it as text, touching only its own [mcp_servers.lore]
-// table (and any subtable of it), and checks that the result still parses.
+// table (and any subtable of it), and checks that the result still parses,
+// with lore's entry as meant and everything else as it was.
 
 var loreTable = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*"?lore"?\s*(\.[^\]]*)?\]\s*(#.*)?$`)
@@ -52,7 +54,9 @@ func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
 	}
 	var out string
 	switch {
-	case entry == nil && start < 0:
+	case entry == nil && (start < 0 || cur == nil):
+		// Nothing to remove: a [mcp_servers.lore] line with no entry
+		// behind it is text inside a multi-line string.
 		return false, nil
 	case entry == nil:
 		if start > 0 && end == len(lines) && strings.TrimSpace(lines[start-1]) == "" {
@@ -81,13 +85,37 @@ func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
 			out = before + table
 		}
 	}
-	if _, err := codexEntry(path, []byte(out)); err != nil {
+	after, err := codexEntry(path, []byte(out))
+	if err != nil {
 		return false, fmt.Errorf("%s: lore's edit would not parse (%v); lore has not changed it", path, err)
+	}
+	// The edit is text: check it reads back as what was meant. A command
+	// TOML cannot hold as written (strconv.Quote's \xff is U+00FF in TOML)
+	// or a table lore misplaced would otherwise pass for installed.
+	if entry == nil && after != nil || entry != nil && (after == nil || after.Command != entry.Command || !slices.Equal(after.Args, entry.Args)) ||
+		othersOf(data) != othersOf([]byte(out)) {
+		return false, fmt.Errorf("%s: lore's edit would not leave its entry as meant and all else as it was; lore has not changed it", path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
 	return true, store.WriteAtomic(path, []byte(out))
+}
+
+// othersOf is everything a config.toml's content sets but lore's server,
+// in a form to compare (%#v: NaN equals itself, maps print sorted).
+func othersOf(data []byte) string {
+	var m map[string]any
+	if _, err := toml.Decode(string(data), &m); err != nil {
+		return "not TOML: " + err.Error()
+	}
+	if servers, ok := m["mcp_servers"].(map[string]any); ok {
+		delete(servers, MCPServerName)
+		if len(servers) == 0 {
+			delete(m, "mcp_servers")
+		}
+	}
+	return fmt.Sprintf("%#v", m)
 }
 
 // codexEntry reads mcp_servers.lore from a config.toml's content.

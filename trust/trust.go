@@ -9,8 +9,6 @@
 package trust
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -75,10 +73,12 @@ func List(getenv func(string) string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Split whole rather than scanned: bufio.Scanner stops silently at a
+	// line of 64 KiB, which dropped every entry after it, and Add and
+	// Remove then wrote the shortened list back.
 	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+	for l := range strings.Lines(string(data)) {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
 			out = append(out, l)
 		}
 	}

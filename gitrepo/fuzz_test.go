@@ -1,0 +1,335 @@
+package gitrepo
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// realStatus is git status --porcelain=v2 -z --branch --no-renames
+// --untracked-files=all in a repository with a file staged and changed
+// again, a deleted file and an untracked one in a directory with a space.
+const realStatus = "# branch.oid 23c1cd54873ba32fe7f68d1d76c5d5802d8f77ef\x00# branch.head main\x00" +
+	"1 MM N... 100644 100644 100644 78981922613b2afb6025042ff6bd878ac1994e85 422c2b7ab3b3c668038da977e4e93a5fc623169c a.go\x00" +
+	"1 .D N... 100644 100644 000000 587be6b4c3f93f93c489c0111bba5596147a26cb 587be6b4c3f93f93c489c0111bba5596147a26cb gone.txt\x00" +
+	"? new dir/b c.txt\x00"
+
+// statusEntry is one path's entry in porcelain v2, as git writes it: an
+// ordinary change, an unmerged path or an untracked file, by i.
+func statusEntry(i int, path string) (entry, change string) {
+	const h = "587be6b4c3f93f93c489c0111bba5596147a26cb"
+	xys := []string{".M", "M.", "MM", "A.", ".D", "D.", "AM"}
+	switch i % 3 {
+	case 0:
+		xy := xys[i%len(xys)]
+		return "1 " + xy + " N... 100644 100644 100644 " + h + " " + h + " " + path, strings.ReplaceAll(xy, ".", " ") + " " + path
+	case 1:
+		return "u UU N... 100644 100644 100644 100644 " + h + " " + h + " " + h + " " + path, "UU " + path
+	default:
+		return "? " + path, "?? " + path
+	}
+}
+
+// git status's output is read whatever it holds: any bytes give a status,
+// never a panic, and every path it reports is the path field of one of the
+// output's entries, in order. Output in git's own form (any branch name,
+// any paths, which -z lets hold spaces, newlines and quotes) reads back
+// exactly: the branch, HEAD, and each path as "XY path" with a two-letter
+// XY, which is what repoState slices at 3.
+func FuzzParseStatus(f *testing.F) {
+	f.Add(realStatus, "main", "a.go\nnew dir/b c.txt\ngone.txt")
+	f.Add("# branch.oid (initial)\x00# branch.head (detached)\x00", "(detached)", "")
+	f.Add("1 M\x00u \x00? \x00# branch.oid\x001 .M N... 100644\x00"+realStatus[:40], "feature/x y", "odd\tname\n\"quoted\"\n# branch.head x\n1 .M")
+	f.Add("2 R. N... 100644 100644 100644 h h R100 new\x00old\x00", "", "-\n ")
+	f.Fuzz(func(t *testing.T, raw, branch, paths string) {
+		st := parseStatus(raw)
+		// The path field of each entry that names one, as porcelain v2
+		// lays entries out.
+		var fieldPaths []string
+		for _, e := range strings.Split(raw, "\x00") {
+			f1, f2 := strings.SplitN(e, " ", 9), strings.SplitN(e, " ", 11)
+			switch {
+			case strings.HasPrefix(e, "1 ") && len(f1) == 9:
+				fieldPaths = append(fieldPaths, f1[8])
+			case strings.HasPrefix(e, "u ") && len(f2) == 11:
+				fieldPaths = append(fieldPaths, f2[10])
+			case strings.HasPrefix(e, "? "):
+				fieldPaths = append(fieldPaths, e[2:])
+			}
+		}
+		if len(st.Changes) != len(fieldPaths) {
+			t.Fatalf("%d changes %q from %d entries with a path %q", len(st.Changes), st.Changes, len(fieldPaths), fieldPaths)
+		}
+		for i, c := range st.Changes {
+			if !strings.HasSuffix(c, " "+fieldPaths[i]) {
+				t.Fatalf("change %q is not of path %q", c, fieldPaths[i])
+			}
+		}
+		entries := strings.Split(raw, "\x00")
+		if st.Head != "" && !slices.Contains(entries, "# branch.oid "+st.Head) {
+			t.Fatalf("HEAD %q is not in %q", st.Head, raw)
+		}
+		if st.Branch != "" && st.Branch != "(detached HEAD)" && !slices.Contains(entries, "# branch.head "+st.Branch) {
+			t.Fatalf("branch %q is not in %q", st.Branch, raw)
+		}
+
+		// git's own form: NUL never occurs in a branch name or a path.
+		branch = strings.ReplaceAll(branch, "\x00", "")
+		var out strings.Builder
+		out.WriteString("# branch.oid 23c1cd54873ba32fe7f68d1d76c5d5802d8f77ef\x00# branch.head " + branch + "\x00")
+		var want []string
+		for i, p := range strings.Split(strings.ReplaceAll(paths, "\x00", ""), "\n") {
+			e, c := statusEntry(i, p)
+			out.WriteString(e + "\x00")
+			want = append(want, c)
+		}
+		st = parseStatus(out.String())
+		wantBranch := branch
+		if branch == "(detached)" {
+			wantBranch = "(detached HEAD)"
+		}
+		if st.Head != "23c1cd54873ba32fe7f68d1d76c5d5802d8f77ef" || st.Branch != wantBranch || !slices.Equal(st.Changes, want) {
+			t.Fatalf("read %q as %+v; want branch %q, changes %q", out.String(), st, wantBranch, want)
+		}
+		for _, c := range st.Changes {
+			if len(c) < 3 || c[2] != ' ' {
+				t.Fatalf("change %q is not \"XY path\"", c)
+			}
+		}
+	})
+}
+
+// realConfigList is git config --null --list --show-scope --show-origin in
+// a fresh repository, with git-lfs set up by the user and two filter
+// drivers in the repository's config, one of them named with dots and set
+// without a value.
+const realConfigList = "system\x00file:/etc/gitconfig\x00credential.https://source.developers.google.com.helper\ngcloud.sh\x00" +
+	"global\x00file:/root/.gitconfig\x00user.name\nSeed cc013319 maintainers\x00" +
+	"global\x00file:/root/.gitconfig\x00filter.lfs.clean\ngit-lfs clean -- %f\x00" +
+	"global\x00file:/root/.gitconfig\x00filter.lfs.smudge\ngit-lfs smudge -- %f\x00" +
+	"global\x00file:/root/.gitconfig\x00filter.lfs.process\ngit-lfs filter-process\x00" +
+	"global\x00file:/root/.gitconfig\x00filter.lfs.required\ntrue\x00" +
+	"local\x00file:.git/config\x00core.repositoryformatversion\n0\x00" +
+	"local\x00file:.git/config\x00core.bare\nfalse\x00" +
+	"local\x00file:.git/config\x00filter.lfs.process\n/tmp/trap/process\x00" +
+	"local\x00file:.git/config\x00filter.trap.clean\n/tmp/trap/clean\x00" +
+	"local\x00file:.git/config\x00filter.trap.required\ntrue\x00" +
+	"local\x00file:.git/included.cfg\x00filter.Proc.Trap.process\n/tmp/trap/process\x00" +
+	"local\x00file:.git/config\x00filter.Proc.Trap.required\x00"
+
+// git config's list is read whatever it holds, never a panic: it is split
+// into entries of three NUL-ended fields (the last one's NUL may be
+// missing), every field kept, a key's value after its first newline, so
+// that writing the entries back out gives the input up to its last whole
+// entry.
+func FuzzParseConfigList(f *testing.F) {
+	f.Add(realConfigList)
+	f.Add(realConfigList[:len(realConfigList)-9])
+	f.Add("local\x00file:.git/config\x00filter.x\ny\nz.clean\n\x00\x00\x00\x00")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, out string) {
+		es := parseConfigList(out)
+		fields := strings.Split(out, "\x00")
+		if len(es) != len(fields)/3 {
+			t.Fatalf("%d entries from %d fields", len(es), len(fields))
+		}
+		var back strings.Builder
+		for _, e := range es {
+			if strings.Contains(e.key, "\n") {
+				t.Fatalf("key %q holds a newline", e.key)
+			}
+			back.WriteString(e.scope + "\x00" + e.origin + "\x00" + e.key)
+			if e.value != nil {
+				back.WriteString("\n" + *e.value)
+			}
+			back.WriteString("\x00")
+		}
+		want := ""
+		if len(es) > 0 {
+			want = strings.Join(fields[:3*len(es)], "\x00") + "\x00"
+		}
+		if back.String() != want || !strings.HasPrefix(out+"\x00", want) {
+			t.Fatalf("entries written back:\n%q\nare not the start of\n%q", back.String(), out)
+		}
+	})
+}
+
+// Whatever the repository's config holds, no filter driver it sets can
+// run: every filter key it sets (clean, smudge, process, required) is set
+// again by an override, which git reads last, to the user's own value or
+// to none ("" for a command, false for required), and only drivers the
+// repository sets are touched. A driver whose name cannot be written in a
+// -c argument is refused instead.
+func FuzzFilterOverrides(f *testing.F) {
+	f.Add(realConfigList)
+	f.Add("local\x00file:.git/config\x00filter.a=b.clean\nx\x00")
+	f.Add("worktree\x00file:.git/config.worktree\x00filter.x.smudge\nevil\x00command\x00command line:\x00filter.x.smudge\x00")
+	f.Add("global\x00file:~/.gitconfig\x00filter..clean\n\x00local\x00file:.git/config\x00filter..clean\nx\x00local\x00file:.git/config\x00filter.clean\nx\x00")
+	f.Fuzz(func(t *testing.T, out string) {
+		entries := parseConfigList(out)
+		type driverVar struct{ name, v string }
+		repo := map[driverVar]bool{}
+		user := map[string]*string{}
+		badName := false
+		for _, e := range entries {
+			rest, ok := strings.CutPrefix(e.key, "filter.")
+			dot := strings.LastIndexByte(rest, '.')
+			if !ok || dot < 0 || !slices.Contains(filterVars, rest[dot+1:]) {
+				continue
+			}
+			if !e.repoScoped() {
+				user[rest] = e.value
+				continue
+			}
+			repo[driverVar{rest[:dot], rest[dot+1:]}] = true
+			badName = badName || strings.ContainsAny(rest[:dot], "=\n")
+		}
+		args, err := filterOverrides(entries)
+		if err != nil || badName {
+			if err == nil || !badName {
+				t.Fatalf("refused %v, with a driver name -c cannot hold: %v", err, badName)
+			}
+			return
+		}
+		if len(args)%2 != 0 {
+			t.Fatalf("odd arguments %q", args)
+		}
+		set := map[string]*string{} // key: the value given, nil for none
+		repoNames := map[string]bool{}
+		for dv := range repo {
+			repoNames[dv.name] = true
+		}
+		for i := 0; i < len(args); i += 2 {
+			if args[i] != "-c" {
+				t.Fatalf("argument %d is %q, not -c: %q", i, args[i], args)
+			}
+			key, val, hasVal := strings.Cut(args[i+1], "=")
+			rest, ok := strings.CutPrefix(key, "filter.")
+			dot := strings.LastIndexByte(rest, '.')
+			if !ok || dot < 0 || !slices.Contains(filterVars, rest[dot+1:]) || !repoNames[rest[:dot]] {
+				t.Fatalf("override %q is not a filter key of a driver the repository sets", args[i+1])
+			}
+			if _, dup := set[key]; dup {
+				t.Fatalf("%s set twice: %q", key, args)
+			}
+			if hasVal {
+				set[key] = &val
+			} else {
+				set[key] = nil
+			}
+			none := ""
+			if rest[dot+1:] == "required" {
+				none = "false"
+			}
+			uv, mine := user[rest]
+			switch {
+			case hasVal && val == none:
+			case mine && (uv == nil) == !hasVal && (uv == nil || *uv == val):
+			default:
+				t.Fatalf("%s is set to %q, neither none nor the user's value (%v)", key, args[i+1], uv)
+			}
+		}
+		for dv := range repo {
+			if _, ok := set["filter."+dv.name+"."+dv.v]; !ok {
+				t.Fatalf("the repository sets filter.%s.%s and no override undoes it: %q", dv.name, dv.v, args)
+			}
+			if _, userProcess := user[dv.name+".process"]; dv.v == "process" && !userProcess {
+				if v := set["filter."+dv.name+".required"]; v == nil || *v != "false" {
+					t.Fatalf("driver %q loses its process and is still required: %q", dv.name, args)
+				}
+			}
+		}
+	})
+}
+
+func isASCII(s string) bool { return !strings.ContainsFunc(s, func(r rune) bool { return r >= 0x80 }) }
+
+// A hostile repository's .git/HEAD gives a Head or empty parts, never a
+// panic. What is read is what git would take: a commit is 40 hex digits
+// (the store names shards after its first 7) read from HEAD or from the
+// ref HEAD names inside the git directory, never from a file outside it;
+// a branch is named in HEAD, and is a ref name git allows (no control
+// characters, which lore status would print to the terminal).
+func FuzzReadHead(f *testing.F) {
+	const (
+		mainHash   = "23c1cd54873ba32fe7f68d1d76c5d5802d8f77ef"
+		packedHash = "587be6b4c3f93f93c489c0111bba5596147a26cb"
+		trapHash   = "dddddddddddddddddddddddddddddddddddddddd"
+	)
+	root := f.TempDir()
+	repo := filepath.Join(root, "repo")
+	files := map[string]string{
+		"repo/.git/refs/heads/main": mainHash + "\n",
+		"repo/.git/packed-refs":     "# pack-refs with: peeled fully-peeled sorted\n" + packedHash + " refs/heads/packed\n",
+		"repo/.git/config":          "[core]\n\trepositoryformatversion = 0\n",
+		"outside":                   trapHash + "\n",
+		"repo/.git/outside":         trapHash + "\n",
+	}
+	for rel, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	vars := map[string]string{"GIT_AUTHOR_NAME": "Fuzz", "GIT_AUTHOR_EMAIL": "fuzz@example.com", "GIT_CEILING_DIRECTORIES": root}
+	getenv := func(k string) string { return vars[k] }
+	hex40 := regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+	f.Add([]byte("ref: refs/heads/main\n"))
+	f.Add([]byte(mainHash + "\n"))
+	f.Add([]byte("ref: refs/heads/packed\n"))
+	f.Add([]byte("ref: refs/heads/unborn\n"))
+	f.Add([]byte("ref: ../../outside\n"))
+	f.Add([]byte("ref: refs/heads/../../outside"))
+	f.Add([]byte("ref: outside\n"))
+	f.Add([]byte("ref: HEAD\n"))
+	f.Add([]byte("ref:refs/heads/main\r\n"))
+	f.Add([]byte("23C1CD54873BA32FE7F68D1D76C5D580\n"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, head []byte) {
+		if err := os.WriteFile(filepath.Join(repo, ".git", "HEAD"), head, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h := ReadHead(repo, getenv)
+		if h.Author != "Fuzz <fuzz@example.com>" {
+			t.Fatalf("author %q", h.Author)
+		}
+		if h.Commit != "" && !hex40.MatchString(h.Commit) {
+			t.Fatalf("HEAD %q gave commit %q", head, h.Commit)
+		}
+		if h.Commit == trapHash {
+			t.Fatalf("HEAD %q gave the commit in a file outside the refs", head)
+		}
+		content := strings.TrimSpace(string(head))
+		if h.Branch != "" {
+			// (Short reads the name rune by rune: a byte not UTF-8 comes
+			// out as U+FFFD.)
+			if !strings.HasPrefix(content, "ref: ") || isASCII(content) && !strings.Contains(content, h.Branch) {
+				t.Fatalf("HEAD %q gave branch %q", head, h.Branch)
+			}
+			if strings.ContainsFunc(h.Branch, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+				t.Fatalf("HEAD %q gave branch %q, with a control character", head, h.Branch)
+			}
+		}
+		switch content {
+		case "ref: refs/heads/main":
+			if h.Branch != "main" || h.Commit != mainHash {
+				t.Fatalf("HEAD on main read as %+v", h)
+			}
+		case "ref: refs/heads/packed":
+			if h.Branch != "packed" || h.Commit != packedHash {
+				t.Fatalf("HEAD on a packed branch read as %+v", h)
+			}
+		case mainHash:
+			if h.Branch != "" || h.Commit != mainHash {
+				t.Fatalf("detached HEAD read as %+v", h)
+			}
+		}
+	})
+}

@@ -1,0 +1,142 @@
+package inject
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"lore/receipts"
+	"lore/store"
+)
+
+// A session's seen file (one ID per line, appended by concurrent hooks, so
+// possibly cut short or hand-edited) is read whatever it holds, never a
+// panic: every ID read is a whole line of it, trimmed, and every
+// non-blank line is read (bufio.Scanner gives up at a line of 64 KiB or
+// more: the IDs after it are shown again, which costs only a repeat). An
+// ID added then is read back with all the others, when the file ended
+// with its last line whole, as Add's single writes leave it.
+func FuzzOpenSeen(f *testing.F) {
+	f.Add([]byte("dec-fg4b5axy1m81f49y8\npat-18vamjep1m81fxh7k\nfail-d00hh1nq1m81r77tr\n"))
+	f.Add([]byte("dec-fg4b5axy1m81f49y8\r\n  pat-18vamjep1m81fxh7k  \n\n\ndec-fg4b5axy1m81f49y8\n"))
+	f.Add([]byte("dec-fg4b5axy1m81f49y8\npat-18vam"))
+	f.Add([]byte("\x00\xff\n\t\v\f\r\n" + strings.Repeat("x", 70<<10) + "\ndec-after-a-long-line\n"))
+	f.Add([]byte{})
+	const added = "ho-2zzzzzzz1m81f49y8"
+	dir := f.TempDir()
+	path := filepath.Join(dir, ".local", "sessions", store.SessionKey("s"))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := OpenSeen(dir, "s")
+		lines := map[string]bool{}
+		long := false
+		for _, l := range strings.Split(string(data), "\n") {
+			long = long || len(l)+1 >= bufio.MaxScanTokenSize
+			if l = strings.TrimSpace(l); l != "" {
+				lines[l] = true
+			}
+		}
+		for id := range s.ids {
+			if !lines[id] || !s.Has(id) {
+				t.Fatalf("seen %q, not a line of %q", id, data)
+			}
+		}
+		if long {
+			return
+		}
+		for l := range lines {
+			if !s.Has(l) {
+				t.Fatalf("line %q of %q not seen", l, data)
+			}
+		}
+		if len(data) > 0 && data[len(data)-1] != '\n' || len(s.ids) >= maxSeenPerSes {
+			return
+		}
+		s.Add([]string{added})
+		again := OpenSeen(dir, "s")
+		for id := range s.ids {
+			if !again.Has(id) {
+				t.Fatalf("%q lost when %q was added to %q", id, added, data)
+			}
+		}
+		if !again.Has(added) || len(again.ids) > len(s.ids)+1 {
+			t.Fatalf("added %q to %q; read back %v", added, data, again.ids)
+		}
+	})
+}
+
+// The offset where the previous Stop stopped reading the transcript is a
+// small file that may hold anything (a crash mid-write, a hand edit):
+// whatever it holds, a Stop reads what ReadTranscript reads from that
+// offset (from the start if it is not one inside the transcript), and
+// leaves an offset inside the transcript past which no whole line remains,
+// so the next Stop, with nothing new written, reads nothing again.
+func FuzzReadTranscriptMark(f *testing.F) {
+	transcript := []byte(strings.Join([]string{
+		`{"type":"user","message":{"role":"user","content":"why JSONL?"}}`,
+		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Because of dec-aaaaaaaa."}]}}`,
+		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"lore show dec-aaaa"}}]}}`,
+		`{"type":"assistant","message":{"role":"assistant","content":"plain string reply"}}`,
+	}, "\n") + "\n")
+	f.Add("0", transcript)
+	f.Add("66\n", transcript)
+	f.Add(strconv.Itoa(len(transcript)), transcript)
+	f.Add("-5", transcript)
+	f.Add("99999999999999999999", transcript)
+	f.Add(" 70 ", transcript[:100])
+	f.Add("1e3", []byte(`{"type":"assistant","message":{"content":"x"}}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, mark string, data []byte) {
+		if len(data) > 256<<10 {
+			return // ReadTranscript reads only the newest 256 KiB, from wherever that starts
+		}
+		tpath := filepath.Join(dir, "transcript.jsonl")
+		if err := os.WriteFile(tpath, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		log := receipts.Open(dir, "s")
+		markPath := log.Path() + ".read"
+		if err := os.MkdirAll(filepath.Dir(markPath), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(markPath, []byte(mark), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		offset := func(s string) int64 {
+			n, _ := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+			return n
+		}
+		from := offset(mark)
+		hin := &HookInput{SessionID: "s", TranscriptPath: tpath}
+		act := readTranscript(log, hin)
+		want, _ := receipts.ReadTranscript(tpath, from)
+		if !slices.Equal(act.Texts, want.Texts) || !slices.Equal(act.Commands, want.Commands) {
+			t.Fatalf("mark %q: read %v, ReadTranscript reads %v", mark, act, want)
+		}
+		to := offset(readSmall(markPath))
+		inside := from >= 0 && from <= int64(len(data))
+		switch {
+		case to < 0 || to > int64(len(data)):
+			t.Fatalf("mark %q, %d-byte transcript: next offset %d", mark, len(data), to)
+		case bytes.IndexByte(data[to:], '\n') >= 0:
+			t.Fatalf("mark %q: next offset %d leaves a whole line unread in %q", mark, to, data)
+		case to > 0 && data[to-1] != '\n' && !(inside && to == from):
+			t.Fatalf("mark %q: next offset %d is inside a line of %q", mark, to, data)
+		case inside && to < from:
+			t.Fatalf("mark %q: went back to %d", mark, to)
+		}
+		if next := readTranscript(log, hin); len(next.Texts)+len(next.Commands) != 0 {
+			t.Fatalf("mark %q: the next Stop read %v again", mark, next)
+		}
+	})
+}

@@ -1,0 +1,139 @@
+package store
+
+import (
+	"strings"
+	"testing"
+
+	"lore/record"
+)
+
+// realDiff is git diff --no-color -U0 of the store across two commits (a
+// new failure, decision and pattern; record texts shortened), then a
+// revised decision appended to a shard, a change to config.toml and a
+// .gitattributes added.
+const realDiff = `diff --git a/.lore/failures/2026-11/main-b375941-mg40dref.jsonl b/.lore/failures/2026-11/main-b375941-mg40dref.jsonl
+new file mode 100644
+index 0000000..bf40a56
+--- /dev/null
++++ b/.lore/failures/2026-11/main-b375941-mg40dref.jsonl
+@@ -0,0 +1 @@
++{"v":1,"id":"fail-d00hh1nq1m81r77tr","kind":"failure","ts":"2026-11-22T13:48:07.384651653Z","created":"2026-11-22T13:48:07.384651653Z","text":"A damaged index segment crashed readers","author":"Seed maintainers <m@example.com>","branch":"main","commit":"b375941db609418e7ea3f6bf32efe320110fed76","error_type":"IndexOutOfRange","tool":"go test -fuzz"}
+diff --git a/.lore/journal/2026-11/main-b375941-dan3rtkf.jsonl b/.lore/journal/2026-11/main-b375941-dan3rtkf.jsonl
+new file mode 100644
+index 0000000..14cd2ae
+--- /dev/null
++++ b/.lore/journal/2026-11/main-b375941-dan3rtkf.jsonl
+@@ -0,0 +1 @@
++{"v":1,"id":"dec-vsj9nvt31m81qwgt8","kind":"decision","ts":"2026-11-22T13:42:16.136242553Z","created":"2026-11-22T13:42:16.136242553Z","text":"Keep the official MCP Go SDK","author":"Seed maintainers <m@example.com>","branch":"main","commit":"b375941db609418e7ea3f6bf32efe320110fed76","rationale":"Replacing it would mean tracking the protocol by hand"}
+diff --git a/.lore/patterns/2026-11/main-b375941-jdxkp7pf.toml b/.lore/patterns/2026-11/main-b375941-jdxkp7pf.toml
+new file mode 100644
+index 0000000..84469fe
+--- /dev/null
++++ b/.lore/patterns/2026-11/main-b375941-jdxkp7pf.toml
+@@ -0,0 +1,14 @@
++
++[[pattern]]
++v = 1
++id = "pat-65bhx22e1m81r77v7"
++kind = "pattern"
++ts = 2026-11-22T13:48:07.399490312Z
++created = 2026-11-22T13:48:07.399490312Z
++text = "A binary format's readers need a fuzz test even when every accessor claims to check its bounds"
++author = "Seed maintainers <m@example.com>"
++branch = "main"
++commit = "b375941db609418e7ea3f6bf32efe320110fed76"
++context = "index segments are read from .lore/.local and trusted by framing only"
++solution = "Fuzz by patching a valid encoding past its header"
++confidence = 0.7
+diff --git a/.lore/journal/2026-11/main-31cd22f-k2j4h5g6.jsonl b/.lore/journal/2026-11/main-31cd22f-k2j4h5g6.jsonl
+index 14cd2ae..2bd30aa 100644
+--- a/.lore/journal/2026-11/main-31cd22f-k2j4h5g6.jsonl
++++ b/.lore/journal/2026-11/main-31cd22f-k2j4h5g6.jsonl
+@@ -1,0 +2 @@
++{"v":1,"id":"dec-vsj9nvt31m81qwgt8","kind":"decision","ts":"2026-11-23T09:00:00Z","created":"2026-11-22T13:42:16.136242553Z","text":"Keep the official MCP Go SDK","status":"abandoned"}
+\ No newline at end of file
+diff --git a/.lore/config.toml b/.lore/config.toml
+index fd2a01d..2132d7f 100644
+--- a/.lore/config.toml
++++ b/.lore/config.toml
+@@ -14 +14,2 @@ min_relevance = 1.1
+-# Days after which a record's recency weight has halved.
++# Days after which a record's recency bonus has halved: a new record gets a
++# little more weight than an old one, which keeps most of it (see --explain).
+diff --git a/.lore/.gitattributes b/.lore/.gitattributes
+new file mode 100644
+--- /dev/null
++++ b/.lore/.gitattributes
+@@ -0,0 +1 @@
++*.jsonl merge=union
+`
+
+// Whatever git diff prints (a store's shards hold what anyone pushed), the
+// counts are never negative, hold what also held plus what the diff added
+// and nothing of also's changed, and count at most one record version per
+// added line of a shard (a .jsonl or .toml file): a diff that adds no line
+// to a shard adds nothing.
+func FuzzDiffCounts(f *testing.F) {
+	if c := diffCounts(realDiff, nil); c[record.Decision] == nil || *c[record.Decision] != (KindCount{1, 1}) ||
+		c[record.Failure] == nil || *c[record.Failure] != (KindCount{1, 0}) || c[record.Pattern] == nil || *c[record.Pattern] != (KindCount{1, 0}) {
+		f.Fatalf("the seed diff counts %v, want a new and a revised decision, a new failure and a new pattern", c)
+	}
+	f.Add(realDiff)
+	f.Add(realDiff[:len(realDiff)/3])
+	f.Add(strings.ReplaceAll(realDiff, "+++ b/", "+++ "))
+	f.Add("+++ b/x.jsonl\n+{\"v\":1\n+++ \"b/.lore/journal/\\303\\251.jsonl\"\n+{}\n-{\"v\":1}\n+++ /dev/null\n+[[pattern]]\n")
+	f.Add("+" + strings.Repeat("+", 3) + "\n+\n+++ b/a.toml\n+[[decision]]\n+[[decision]]\n+v = 1\n")
+	also := Counts{record.Handoff: {New: 2, Revised: 1}, record.Decision: {New: 1}}
+	f.Fuzz(func(t *testing.T, out string) {
+		c := diffCounts(out, nil)
+		added, shardLines := 0, 0
+		file := ""
+		for _, l := range strings.Split(out, "\n") {
+			switch {
+			case strings.HasPrefix(l, "+++ "):
+				file = strings.TrimPrefix(strings.TrimPrefix(l, "+++ "), "b/")
+			case strings.HasPrefix(l, "+") && (strings.HasSuffix(file, ".jsonl") || strings.HasSuffix(file, ".toml")):
+				shardLines++
+			}
+		}
+		for k, kc := range c {
+			if kc == nil || kc.New < 0 || kc.Revised < 0 || k == "" {
+				t.Fatalf("count for %q: %+v", k, kc)
+			}
+			added += kc.New + kc.Revised
+		}
+		if added > shardLines {
+			t.Fatalf("%d record versions counted from %d lines added to shards", added, shardLines)
+		}
+
+		before := map[record.Kind]KindCount{}
+		for k, v := range also {
+			before[k] = *v
+		}
+		sum := diffCounts(out, also)
+		for k, v := range also {
+			if *v != before[k] {
+				t.Fatalf("also changed: %s %+v, was %+v", k, *v, before[k])
+			}
+		}
+		for _, k := range []record.Kind{record.Decision, record.Pattern, record.Failure, record.Handoff, record.Observation} {
+			var want KindCount
+			if v := also[k]; v != nil {
+				want = *v
+			}
+			if v := c[k]; v != nil {
+				want.New, want.Revised = want.New+v.New, want.Revised+v.Revised
+			}
+			got := KindCount{}
+			if v := sum[k]; v != nil {
+				got = *v
+			}
+			if got != want {
+				t.Fatalf("%s: counted %+v with also, want %+v", k, got, want)
+			}
+		}
+		if len(sum) > len(c)+len(also) {
+			t.Fatalf("kinds %v from %v and %v", sum, c, also)
+		}
+	})
+}
