@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,6 +87,20 @@ type command struct {
 	run     func(ctx context.Context, e *env, args []string) error
 }
 
+// groupVerbs are the verbs of the commands that group them, in the order
+// their help lists them.
+var groupVerbs = map[string][]string{
+	"journal":  {"revise", "abandon"},
+	"patterns": {"validate", "deprecate"},
+	"inbox":    {"promote", "dismiss"},
+	"failures": {"triggers"},
+	"hooks":    {"install", "uninstall", "status"},
+	"mcp":      {"install", "uninstall", "status"},
+}
+
+// verbsOf is a group's summary: what it holds, then its verbs.
+func verbsOf(what, group string) string { return what + ": " + strings.Join(groupVerbs[group], ", ") }
+
 // commands in the order `lore --help` lists them.
 func commands() []command {
 	return []command{
@@ -103,10 +118,10 @@ func commands() []command {
 		{"search", "search records", searchHelp, cmdSearch},
 		{"stale", "records whose anchored code changed, moved or vanished", staleHelp, cmdStale},
 		{"anchor", "re-anchor a record to the code as it is now (--file: to other code)", anchorCmdHelp, cmdAnchor},
-		{"journal", "decisions: revise, abandon", "", cmdJournal},
-		{"patterns", "patterns: validate, deprecate", "", cmdPatterns},
-		{"inbox", "observations: promote, dismiss", "", cmdInbox},
-		{"failures", "failures: triggers", "", cmdFailures},
+		{"journal", verbsOf("decisions", "journal"), "", cmdJournal},
+		{"patterns", verbsOf("patterns", "patterns"), "", cmdPatterns},
+		{"inbox", verbsOf("observations", "inbox"), "", cmdInbox},
+		{"failures", verbsOf("failures", "failures"), "", cmdFailures},
 		{"hooks", "wire lore into Claude Code, Codex, Gemini CLI or opencode", "", cmdHooks},
 		{"mcp", "serve the memory to agents over MCP; install it into their config", mcpHelp, cmdMCP},
 		{"export", "the memory as Markdown, for agents without hooks", exportHelp, cmdExport},
@@ -187,10 +202,24 @@ func (e *env) main(args []string) int {
 		}
 	}
 	hint := "run 'lore --help' for the commands"
-	if s := closest(name, commandNames()); s != "" {
+	if groups := groupsWithVerb(name); len(groups) > 0 {
+		hint = "did you mean 'lore " + strings.Join(groups, " "+name+"' or 'lore ") + " " + name + "'?"
+	} else if s := closest(name, commandNames()); s != "" {
 		hint = fmt.Sprintf("did you mean 'lore %s'?", s)
 	}
 	return e.fail(usageError(hint, "unknown command %q", name))
+}
+
+// groupsWithVerb are the commands that have verb, in help order: lore
+// abandon is most likely lore journal abandon.
+func groupsWithVerb(verb string) []string {
+	var out []string
+	for _, c := range commands() {
+		if slices.Contains(groupVerbs[c.name], verb) {
+			out = append(out, c.name)
+		}
+	}
+	return out
 }
 
 func (e *env) printMainHelp() {

@@ -45,7 +45,7 @@ func cmdHooks(_ context.Context, e *env, args []string) error {
 		"uninstall": verb("uninstall", "lore hooks uninstall [--agent …] [--scope …]"),
 		"status":    verb("status", "lore hooks status    [--agent …] [--scope …] [--json]"),
 	}
-	return e.dispatch("hooks", hooksAbout, verbs, []string{"install", "uninstall", "status"}, args)
+	return e.dispatch("hooks", hooksAbout, verbs, args)
 }
 
 // hooksVerb runs one hooks verb: install, uninstall or status.

@@ -24,7 +24,8 @@ type subcommand struct {
 
 // dispatch runs the verb args[0] of a command made of verbs (the kind
 // commands, hooks). Its help is the verbs' usage lines, then about.
-func (e *env) dispatch(name, about string, verbs map[string]subcommand, order []string, args []string) error {
+func (e *env) dispatch(name, about string, verbs map[string]subcommand, args []string) error {
+	order := groupVerbs[name]
 	var help strings.Builder
 	fmt.Fprintf(&help, "Usage:\n")
 	for _, v := range order {
@@ -108,7 +109,7 @@ func cmdJournal(_ context.Context, e *env, args []string) error {
 		}},
 		"abandon": idVerb("journal abandon", "lore journal abandon <id>                                 mark a decision abandoned", "abandoned", "is already abandoned", record.Decision, journal.Abandon),
 	}
-	return e.dispatch("journal", "", verbs, []string{"revise", "abandon"}, args)
+	return e.dispatch("journal", "", verbs, args)
 }
 
 func cmdPatterns(_ context.Context, e *env, args []string) error {
@@ -116,7 +117,7 @@ func cmdPatterns(_ context.Context, e *env, args []string) error {
 		"validate":  idVerb("patterns validate", "lore patterns validate <id>    the pattern proved right again: confidence +0.1", "validated", "is already at confidence 1.0", record.Pattern, patterns.Validate),
 		"deprecate": idVerb("patterns deprecate", "lore patterns deprecate <id>   the pattern no longer applies", "deprecated", "is already deprecated", record.Pattern, patterns.Deprecate),
 	}
-	return e.dispatch("patterns", "", verbs, []string{"validate", "deprecate"}, args)
+	return e.dispatch("patterns", "", verbs, args)
 }
 
 func cmdInbox(_ context.Context, e *env, args []string) error {
@@ -154,7 +155,7 @@ func cmdInbox(_ context.Context, e *env, args []string) error {
 		}},
 		"dismiss": idVerb("inbox dismiss", "lore inbox dismiss <id>   the observation needs no record", "dismissed", "is already dismissed", record.Observation, inbox.Dismiss),
 	}
-	return e.dispatch("inbox", "", verbs, []string{"promote", "dismiss"}, args)
+	return e.dispatch("inbox", "", verbs, args)
 }
 
 // promote makes a record of kind to from the observation ref names, with
@@ -235,5 +236,5 @@ func cmdFailures(ctx context.Context, e *env, args []string) error {
 			return nil
 		}},
 	}
-	return e.dispatch("failures", "", verbs, []string{"triggers"}, args)
+	return e.dispatch("failures", "", verbs, args)
 }

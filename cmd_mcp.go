@@ -49,7 +49,7 @@ gemini (.gemini/settings.json), vscode (.vscode/mcp.json). The defaults are
 claude and project scope, as for lore hooks install.`
 
 func cmdMCP(ctx context.Context, e *env, args []string) error {
-	if order := []string{"install", "uninstall", "status"}; len(args) > 0 && slices.Contains(order, args[0]) {
+	if len(args) > 0 && slices.Contains(groupVerbs["mcp"], args[0]) {
 		verb := func(name, usage string) subcommand {
 			return subcommand{usage, func(e *env, help string, args []string) error { return e.mcpConfig(name, help, args) }}
 		}
@@ -58,7 +58,7 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 			"uninstall": verb("uninstall", mcpUninstallUsage),
 			"status":    verb("status", mcpStatusUsage),
 		}
-		return e.dispatch("mcp", "", verbs, order, args)
+		return e.dispatch("mcp", "", verbs, args)
 	}
 	fs := newFlags("mcp")
 	readOnly := fs.Bool("read-only", false, "serve only the read tools")
