@@ -175,17 +175,16 @@ func FuzzFilterOverrides(f *testing.F) {
 		user := map[string]*string{}
 		badName := false
 		for _, e := range entries {
-			rest, ok := strings.CutPrefix(e.key, "filter.")
-			dot := strings.LastIndexByte(rest, '.')
-			if !ok || dot < 0 || !slices.Contains(filterVars, rest[dot+1:]) {
+			name, v, ok := filterKey(e.key)
+			if !ok {
 				continue
 			}
 			if !e.repoScoped() {
-				user[rest] = e.value
+				user[name+"."+v] = e.value
 				continue
 			}
-			repo[driverVar{rest[:dot], rest[dot+1:]}] = true
-			badName = badName || strings.ContainsAny(rest[:dot], "=\n")
+			repo[driverVar{name, v}] = true
+			badName = badName || strings.ContainsAny(name, "=\n")
 		}
 		args, err := filterOverrides(entries)
 		if err != nil || badName {
@@ -207,9 +206,8 @@ func FuzzFilterOverrides(f *testing.F) {
 				t.Fatalf("argument %d is %q, not -c: %q", i, args[i], args)
 			}
 			key, val, hasVal := strings.Cut(args[i+1], "=")
-			rest, ok := strings.CutPrefix(key, "filter.")
-			dot := strings.LastIndexByte(rest, '.')
-			if !ok || dot < 0 || !slices.Contains(filterVars, rest[dot+1:]) || !repoNames[rest[:dot]] {
+			name, v, ok := filterKey(key)
+			if !ok || !repoNames[name] {
 				t.Fatalf("override %q is not a filter key of a driver the repository sets", args[i+1])
 			}
 			if _, dup := set[key]; dup {
@@ -221,10 +219,10 @@ func FuzzFilterOverrides(f *testing.F) {
 				set[key] = nil
 			}
 			none := ""
-			if rest[dot+1:] == "required" {
+			if v == "required" {
 				none = "false"
 			}
-			uv, mine := user[rest]
+			uv, mine := user[name+"."+v]
 			switch {
 			case hasVal && val == none:
 			case mine && (uv == nil) == !hasVal && (uv == nil || *uv == val):

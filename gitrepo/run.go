@@ -308,6 +308,17 @@ func parseConfigList(out string) []configEntry {
 	return es
 }
 
+// filterKey splits a config key filter.<name>.<var> whose var is one of
+// filterVars; the name may itself hold dots.
+func filterKey(key string) (name, v string, ok bool) {
+	rest, ok := strings.CutPrefix(key, "filter.")
+	dot := strings.LastIndexByte(rest, '.')
+	if !ok || dot < 0 || !slices.Contains(filterVars, rest[dot+1:]) {
+		return "", "", false
+	}
+	return rest[:dot], rest[dot+1:], true
+}
+
 // filterOverrides returns the -c arguments that undo every filter key the
 // repository sets: back to the user's value where the user sets one, else
 // to "no filter". git names keys section.subsection.var with the section
@@ -316,16 +327,14 @@ func filterOverrides(entries []configEntry) ([]string, error) {
 	repo := map[string]map[string]bool{} // driver name: the vars it sets
 	user := map[string]*string{}         // "name.var": the user's value, last wins
 	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.key, "filter.")
-		dot := strings.LastIndexByte(rest, '.')
-		if !ok || dot < 0 || !slices.Contains(filterVars, rest[dot+1:]) {
+		name, v, ok := filterKey(e.key)
+		if !ok {
 			continue
 		}
 		if !e.repoScoped() {
-			user[rest] = e.value
+			user[name+"."+v] = e.value
 			continue
 		}
-		name := rest[:dot]
 		// -c splits at the first "=", and a name cannot hold a newline: a
 		// driver so named cannot be switched off, so git does not run.
 		if strings.ContainsAny(name, "=\n") {
@@ -334,7 +343,7 @@ func filterOverrides(entries []configEntry) ([]string, error) {
 		if repo[name] == nil {
 			repo[name] = map[string]bool{}
 		}
-		repo[name][rest[dot+1:]] = true
+		repo[name][v] = true
 	}
 	names := make([]string, 0, len(repo))
 	for name := range repo {
