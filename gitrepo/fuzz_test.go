@@ -170,20 +170,14 @@ func FuzzFilterOverrides(f *testing.F) {
 	f.Add("global\x00file:~/.gitconfig\x00filter..clean\n\x00local\x00file:.git/config\x00filter..clean\nx\x00local\x00file:.git/config\x00filter.clean\nx\x00")
 	f.Fuzz(func(t *testing.T, out string) {
 		entries := parseConfigList(out)
+		repoVars, user := filterSettings(entries)
 		type driverVar struct{ name, v string }
 		repo := map[driverVar]bool{}
-		user := map[string]*string{}
 		badName := false
-		for _, e := range entries {
-			name, v, ok := filterKey(e.key)
-			if !ok {
-				continue
+		for name, vars := range repoVars {
+			for v := range vars {
+				repo[driverVar{name, v}] = true
 			}
-			if !e.repoScoped() {
-				user[name+"."+v] = e.value
-				continue
-			}
-			repo[driverVar{name, v}] = true
 			badName = badName || strings.ContainsAny(name, "=\n")
 		}
 		args, err := filterOverrides(entries)

@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -319,37 +319,40 @@ func filterKey(key string) (name, v string, ok bool) {
 	return rest[:dot], rest[dot+1:], true
 }
 
+// filterSettings sorts the filter keys entries set: by the repository
+// (driver name: the vars it sets) and by the user ("name.var": the value,
+// the last one winning).
+func filterSettings(entries []configEntry) (repo map[string]map[string]bool, user map[string]*string) {
+	repo, user = map[string]map[string]bool{}, map[string]*string{}
+	for _, e := range entries {
+		name, v, ok := filterKey(e.key)
+		switch {
+		case !ok:
+		case !e.repoScoped():
+			user[name+"."+v] = e.value
+		case repo[name] == nil:
+			repo[name] = map[string]bool{v: true}
+		default:
+			repo[name][v] = true
+		}
+	}
+	return repo, user
+}
+
 // filterOverrides returns the -c arguments that undo every filter key the
 // repository sets: back to the user's value where the user sets one, else
 // to "no filter". git names keys section.subsection.var with the section
 // and var lowercased and the subsection as written.
 func filterOverrides(entries []configEntry) ([]string, error) {
-	repo := map[string]map[string]bool{} // driver name: the vars it sets
-	user := map[string]*string{}         // "name.var": the user's value, last wins
-	for _, e := range entries {
-		name, v, ok := filterKey(e.key)
-		if !ok {
-			continue
-		}
-		if !e.repoScoped() {
-			user[name+"."+v] = e.value
-			continue
-		}
+	repo, user := filterSettings(entries)
+	names := slices.Sorted(maps.Keys(repo))
+	for _, name := range names {
 		// -c splits at the first "=", and a name cannot hold a newline: a
 		// driver so named cannot be switched off, so git does not run.
 		if strings.ContainsAny(name, "=\n") {
 			return nil, &Error{fmt.Sprintf("the repository's git config names filter driver %q, which lore cannot switch off, so it does not run git here", name)}
 		}
-		if repo[name] == nil {
-			repo[name] = map[string]bool{}
-		}
-		repo[name][v] = true
 	}
-	names := make([]string, 0, len(repo))
-	for name := range repo {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	var args []string
 	set := func(key string, val *string) {
 		if val == nil {
