@@ -58,12 +58,22 @@ func (s *Seen) Add(ids []string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
 	}
-	_, statErr := os.Stat(s.path)
-	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	fi, statErr := os.Stat(s.path)
+	f, err := os.OpenFile(s.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return
 	}
-	_, _ = f.WriteString(strings.Join(ids, "\n") + "\n")
+	text := strings.Join(ids, "\n") + "\n"
+	// A write cut short (a crash) leaves a line without its newline: the
+	// first ID must not be joined to it.
+	last := []byte{'\n'}
+	if statErr == nil && fi.Size() > 0 {
+		_, _ = f.ReadAt(last, fi.Size()-1)
+	}
+	if last[0] != '\n' {
+		text = "\n" + text
+	}
+	_, _ = f.WriteString(text)
 	f.Close()
 	if os.IsNotExist(statErr) {
 		store.PruneOldest(dir, maxSessions)
