@@ -65,7 +65,7 @@ budget = 2000
 # (specific words and phrases of the prompt it holds) times the share of the
 # prompt's specific words it matches (lore inject --explain shows both).
 # Lower injects more, and more noise; higher injects less.
-min_relevance = 1.1
+min_relevance = 1.2
 # Days after which a record's recency bonus has halved: a new record gets a
 # little more weight than an old one, which keeps most of it (see --explain).
 half_life_days = 90
@@ -272,7 +272,7 @@ func (c *Config) validate(path string, data []byte) error {
 func defaults() *Config {
 	return &Config{
 		Format:  record.FormatVersion,
-		Inject:  InjectConfig{Budget: 2000, MinRelevance: 1.1, HalfLifeDays: 90, MaxItems: 5},
+		Inject:  InjectConfig{Budget: 2000, MinRelevance: 1.2, HalfLifeDays: 90, MaxItems: 5},
 		Loop:    LoopConfig{Teach: true, AskHandoff: true},
 		Anchors: AnchorsConfig{Auto: true, GoneWeight: 0.5, NamedBoost: 1.5},
 		Weights: map[string]float64{

@@ -397,7 +397,7 @@ const (
 	phraseCandidates = 50   // candidates decoded for phrase credit
 	relativeCut      = 0.5  // inject only within this share of the best score
 	recencyFloor     = 0.75 // an old record keeps this much of its weight
-	unseenWeight     = 0.5  // specificity of a prompt word no record holds
+	unseenWeight     = 1.0  // specificity of a prompt word no record holds: as one record's word
 	maxKeywords      = 64   // keywords of a prompt that count (one bit each)
 )
 
