@@ -71,6 +71,24 @@ func TestHelpFromCommandTable(t *testing.T) {
 	}
 }
 
+// Every verb groupVerbs lists runs through its group's dispatch, which
+// has exactly those verbs (it panics otherwise), and its help starts with
+// its own usage line.
+func TestGroupVerbsDispatch(t *testing.T) {
+	for group, verbs := range groupVerbs {
+		for _, v := range verbs {
+			var out bytes.Buffer
+			e := &env{stdout: &out, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }, cwd: t.TempDir()}
+			if code := e.main([]string{group, v, "--help"}); code != exitOK {
+				t.Errorf("lore %s %s --help exits %d", group, v, code)
+			}
+			if !strings.Contains(out.String(), "lore "+group+" "+v) {
+				t.Errorf("lore %s %s --help does not show its usage:\n%s", group, v, out.String())
+			}
+		}
+	}
+}
+
 // Packages below the CLI never read the process environment: the CLI
 // passes its env.getenv down (tests and lore mcp run commands with their
 // own). Handing the environment on to git, which needs all of it, is not

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"lore/failures"
@@ -26,6 +28,11 @@ type subcommand struct {
 // commands, hooks). Its help is the verbs' usage lines, then about.
 func (e *env) dispatch(name, about string, verbs map[string]subcommand, args []string) error {
 	order := groupVerbs[name]
+	if len(order) != len(verbs) || slices.ContainsFunc(order, func(v string) bool { return verbs[v].run == nil }) {
+		// A verb missing from groupVerbs would run but never be listed;
+		// one listed without a verb, fail when asked for.
+		panic(fmt.Sprintf("lore %s: verbs %v, but groupVerbs lists %v", name, slices.Sorted(maps.Keys(verbs)), order))
+	}
 	var help strings.Builder
 	fmt.Fprintf(&help, "Usage:\n")
 	for _, v := range order {
