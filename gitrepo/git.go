@@ -1,6 +1,8 @@
 package gitrepo
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,15 +10,17 @@ import (
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // lore reads git through go-git's dotgit (refs, packed refs, linked
-// worktrees' common directory) and config packages rather than the
+// worktrees' common directory) and its config file format rather than the
 // top-level package: that one links in the transports and their crypto,
-// whose start-up cost every hook run would pay.
+// whose start-up cost every hook run would pay. Config files are found
+// here, with the caller's getenv: go-git's own lookup reads HOME from the
+// process and skips the system file.
 
 // ErrNotRepo means no git repository contains the directory.
 var ErrNotRepo = errors.New("not inside a git repository")
@@ -155,31 +159,59 @@ func ReadHead(dir string, getenv func(string) string) Head {
 		}
 	}
 	if o.Author == "" {
-		o.Author = authorFromConfig(r)
+		o.Author = authorFromConfig(r, getenv)
 	}
 	return o
 }
 
-// authorFromConfig reads user.name and user.email from the repository's
-// config, then the global one, as git does.
-func authorFromConfig(r *Repo) string {
+// authorFromConfig reads user.name and user.email as git does: the
+// system, global and repository config files in turn, a later one
+// overriding an earlier one. The files are found with getenv (HOME,
+// XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL…), never the process environment.
+func authorFromConfig(r *Repo, getenv func(string) string) string {
 	var name, email string
-	if data, err := os.ReadFile(filepath.Join(r.CommonDir, "config")); err == nil {
-		if c, err := config.ReadConfig(strings.NewReader(string(data))); err == nil {
-			name, email = c.User.Name, c.User.Email
+	for _, path := range configFiles(r, getenv) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
 		}
-	}
-	if name == "" || email == "" {
-		if c, err := config.LoadConfig(config.GlobalScope); err == nil {
-			if name == "" {
-				name = c.User.Name
-			}
-			if email == "" {
-				email = c.User.Email
-			}
+		c := gitconfig.New()
+		if gitconfig.NewDecoder(bytes.NewReader(data)).Decode(c) != nil {
+			continue
+		}
+		user := c.Section("user")
+		if v := user.Option("name"); v != "" {
+			name = v
+		}
+		if v := user.Option("email"); v != "" {
+			email = v
 		}
 	}
 	return formatAuthor(name, email)
+}
+
+// configFiles lists git's config files from the lowest precedence to the
+// highest, as git config --show-origin would: system, the global ones,
+// then the repository's own.
+func configFiles(r *Repo, getenv func(string) string) []string {
+	var files []string
+	if envVar(getenv, "GIT_CONFIG_NOSYSTEM") == "" {
+		files = append(files, cmp.Or(envVar(getenv, "GIT_CONFIG_SYSTEM"), "/etc/gitconfig"))
+	}
+	if global := envVar(getenv, "GIT_CONFIG_GLOBAL"); global != "" {
+		files = append(files, global)
+	} else {
+		home := envVar(getenv, "HOME")
+		if xdg := envVar(getenv, "XDG_CONFIG_HOME"); xdg != "" {
+			files = append(files, filepath.Join(xdg, "git", "config"))
+		} else if home != "" {
+			files = append(files, filepath.Join(home, ".config", "git", "config"))
+		}
+		if home != "" {
+			files = append(files, filepath.Join(home, ".gitconfig"))
+		}
+	}
+	return append(files, filepath.Join(r.CommonDir, "config"))
 }
 
 // envVar is getenv(key), or "" when there is no getenv. gitrepo never

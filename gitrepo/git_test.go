@@ -2,7 +2,9 @@ package gitrepo
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -30,6 +32,50 @@ func TestReadHeadAndFindRepoTakeGetenv(t *testing.T) {
 	if _, err := FindRepo(sub, nil); err != nil {
 		t.Errorf("FindRepo without a getenv: %v", err)
 	}
+}
+
+// The author comes from git's config files as git reads them, found with
+// the getenv given: the repository's config over the global ones over the
+// system one, value by value; git config itself agrees.
+func TestAuthorFromConfigFiles(t *testing.T) {
+	root, home, xdg := t.TempDir(), t.TempDir(), t.TempDir()
+	git(t, root, "init", "-q", "-b", "main")
+	system := filepath.Join(t.TempDir(), "gitconfig")
+	write(t, system, "[user]\n\tname = System\n\temail = system@example.com\n")
+	write(t, filepath.Join(xdg, "git", "config"), "[User]\n\tName = \"Ada \\\"the\\\" Lovelace\"\n")
+	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": xdg, "GIT_CONFIG_SYSTEM": system}
+	getenv := func(k string) string { return vars[k] }
+	check := func(want string) {
+		t.Helper()
+		if got := ReadHead(root, getenv).Author; got != want {
+			t.Errorf("author = %q, want %q", got, want)
+		}
+		env := []string{"PATH=" + os.Getenv("PATH")}
+		for k, v := range vars {
+			env = append(env, k+"="+v)
+		}
+		var gits []string
+		for _, key := range []string{"user.name", "user.email"} {
+			cmd := exec.Command("git", "-C", root, "config", key)
+			cmd.Env = env
+			out, _ := cmd.Output() // exits 1 when unset
+			gits = append(gits, strings.TrimSpace(string(out)))
+		}
+		if got := formatAuthor(gits[0], gits[1]); got != want {
+			t.Errorf("git config says %q, the test wants %q", got, want)
+		}
+	}
+	check(`Ada "the" Lovelace <system@example.com>`)
+	write(t, filepath.Join(home, ".gitconfig"), "[user]\n\temail = ada@example.com\n")
+	check(`Ada "the" Lovelace <ada@example.com>`)
+	git(t, root, "config", "user.email", "ada@repo.example.com")
+	check(`Ada "the" Lovelace <ada@repo.example.com>`)
+	vars["GIT_CONFIG_NOSYSTEM"] = "1"
+	delete(vars, "XDG_CONFIG_HOME") // now $HOME/.config/git/config, which is absent
+	check("ada@repo.example.com")
+	vars["GIT_CONFIG_GLOBAL"] = system // the only global file: ~/.gitconfig is not read
+	git(t, root, "config", "--unset", "user.email")
+	check("System <system@example.com>")
 }
 
 func TestGitReason(t *testing.T) {
