@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"lore/index"
 	"lore/record"
-	"lore/store"
+	"lore/status"
 )
 
 const statusHelp = `Usage: lore status [--json]
@@ -13,7 +14,8 @@ const statusHelp = `Usage: lore status [--json]
 What the store gained that git does not have yet: record versions added
 since the last commit, and those not yet on the upstream branch, by kind
 (new records and revisions). It asks git about the store's own path only,
-so it stays cheap in a large repository.`
+and finds the shards changed since git last looked by comparing lore's
+index with git's, so it stays cheap in a large repository and store.`
 
 func cmdStatus(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("status")
@@ -28,7 +30,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.StoreStatus(ctx)
+	st, err := status.Of(ctx, s, func() (*index.Snapshot, error) { return e.snapshotOf(ctx, s) })
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
@@ -50,7 +52,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func (e *env) printCounts(title string, c store.Counts) {
+func (e *env) printCounts(title string, c status.Counts) {
 	if len(c) == 0 {
 		fmt.Fprintf(e.stdout, "%s: nothing new\n", title)
 		return

@@ -149,7 +149,7 @@ func (k *Checker) current(ctx context.Context, paths []string) []fileEntry {
 			// directory: git's index tells.
 			links = append(links, i)
 		default:
-			e := fileEntry{mtime: fi.ModTime().UnixNano(), size: fi.Size(), ino: inode(fi)}
+			e := fileEntry{mtime: fi.ModTime().UnixNano(), size: fi.Size(), ino: gitrepo.Inode(fi)}
 			if c, ok := k.c.file(p); ok && c.mtime == e.mtime && c.size == e.size && c.ino == e.ino && e.mtime < racy {
 				cur[i] = c
 				continue

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -322,6 +323,79 @@ func FuzzReadHead(f *testing.F) {
 			if h.Branch != "" || h.Commit != mainHash {
 				t.Fatalf("detached HEAD read as %+v", h)
 			}
+		}
+	})
+}
+
+// encodeIndex writes entries as git lays out an index of version 2 or 4
+// (paths sorted, as git keeps them), with each entry's size, mtime and
+// inode its position, for FuzzParseIndex.
+func encodeIndex(version uint32, paths []string) []byte {
+	be := binary.BigEndian
+	out := be.AppendUint32([]byte("DIRC"), version)
+	out = be.AppendUint32(out, uint32(len(paths)))
+	prev := ""
+	for i, p := range paths {
+		start := len(out)
+		for _, v := range []uint32{0, 0, uint32(i), uint32(i) + 1, 0, uint32(i) + 2, 0o100644, 0, 0, uint32(i) + 3} {
+			out = be.AppendUint32(out, v)
+		}
+		out = append(out, make([]byte, 20)...)
+		out = be.AppendUint16(out, uint16(min(len(p), 0xfff)))
+		if version == 4 {
+			common := 0
+			for common < len(prev) && common < len(p) && prev[common] == p[common] {
+				common++
+			}
+			out = binary.AppendUvarint(out, uint64(len(prev)-common))
+			out = append(append(out, p[common:]...), 0)
+		} else {
+			out = append(out, p...)
+			out = append(out, make([]byte, 8-(len(out)-start)%8)...)
+		}
+		prev = p
+	}
+	return append(out, make([]byte, 20)...) // the checksum, unread
+}
+
+// An index file is read whatever it holds: any bytes give entries or an
+// error, never a panic. An index as git lays it out, in version 2 or 4,
+// reads back entry for entry: those under the prefix, by their paths
+// below it, and no other.
+func FuzzParseIndex(f *testing.F) {
+	f.Add([]byte(nil), ".lore/decisions/a.jsonl\n.lore/patterns/b c.toml\nREADME.md", uint8(2))
+	f.Add([]byte("DIRC\x00\x00\x00\x04\x00\x00\x00\x01"), ".lore/x\n.lore/xy\n.lore/x/y", uint8(4))
+	f.Add(encodeIndex(2, []string{".lore/a"}), "", uint8(3))
+	f.Fuzz(func(t *testing.T, raw []byte, paths string, version uint8) {
+		parseIndex(raw, 20, ".lore/") // any bytes: an error or entries, never a panic
+		v := uint32(2)
+		if version%2 == 0 {
+			v = 4
+		}
+		var names []string
+		for _, p := range strings.Split(paths, "\n") {
+			if p != "" && !strings.Contains(p, "\x00") && len(p) < 0xfff && !slices.Contains(names, p) {
+				names = append(names, p)
+			}
+		}
+		slices.Sort(names)
+		g, err := parseIndex(encodeIndex(v, names), 20, ".lore/")
+		if err != nil {
+			t.Fatalf("version %d index of %q: %v", v, names, err)
+		}
+		want := 0
+		for i, p := range names {
+			if !strings.HasPrefix(p, ".lore/") {
+				continue
+			}
+			want++
+			e, ok := g.Entries[strings.TrimPrefix(p, ".lore/")]
+			if !ok || e.MtimeSec != uint32(i) || e.MtimeNsec != uint32(i)+1 || e.Ino != uint32(i)+2 || e.Size != uint32(i)+3 {
+				t.Fatalf("version %d: %q read as %+v (present %v), want position %d", v, p, e, ok, i)
+			}
+		}
+		if len(g.Entries) != want {
+			t.Fatalf("version %d: %d entries read, want %d", v, len(g.Entries), want)
 		}
 	})
 }

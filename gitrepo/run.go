@@ -95,14 +95,30 @@ var vetted = map[string]struct {
 	// cat-file prints objects as stored: without --filters or --textconv
 	// it runs nothing.
 	"cat-file": {},
+	// check-ignore reads .gitignore files and the exclude settings; it
+	// runs nothing.
+	"check-ignore": {},
 }
 
 // Error is a git command that failed: which one, and git's own reason
 // (its first error line, which names the file when one is at fault), or
 // how it failed when it wrote nothing.
-type Error struct{ Msg string }
+type Error struct {
+	Msg  string
+	Code int // git's exit status; 0 when it did not exit (not started, timed out)
+}
 
 func (e *Error) Error() string { return e.Msg }
+
+// ExitCode is the exit status of the git command that failed with err, or
+// 0 if git did not exit with one: some commands (check-ignore) exit 1 to
+// say "none".
+func ExitCode(err error) int {
+	if e, ok := err.(*Error); ok {
+		return e.Code
+	}
+	return 0
+}
 
 // Run runs git in dir and returns its standard output. It is the one way
 // lore runs git, and it never lets the repository's config run a program.
@@ -122,11 +138,11 @@ func RunInput(ctx context.Context, getenv func(string) string, dir, stdin string
 		defer cancel()
 	}
 	if len(args) == 0 {
-		return "", &Error{"git: no command"}
+		return "", &Error{Msg: "git: no command"}
 	}
 	sub, ok := vetted[args[0]]
 	if !ok {
-		return "", &Error{fmt.Sprintf("git %s: not a command lore has vetted to run (see gitrepo/run.go)", args[0])}
+		return "", &Error{Msg: fmt.Sprintf("git %s: not a command lore has vetted to run (see gitrepo/run.go)", args[0])}
 	}
 	argv := append([]string{"-C", dir}, safeArgs...)
 	if sub.worktree {
@@ -159,12 +175,16 @@ func runGit(ctx context.Context, argv []string, name, stdin string) (string, err
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return "", &Error{"git " + name + ": timed out"}
+			return "", &Error{Msg: "git " + name + ": timed out"}
+		}
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
 		}
 		if reason := gitReason(stderr.String()); reason != "" {
-			return "", &Error{"git " + name + ": " + reason}
+			return "", &Error{"git " + name + ": " + reason, code}
 		}
-		return "", &Error{"git " + name + ": " + err.Error() + ", with no message"}
+		return "", &Error{"git " + name + ": " + err.Error() + ", with no message", code}
 	}
 	return stdout.String(), nil
 }
@@ -191,13 +211,18 @@ func gitReason(stderr string) string {
 // Start runs git in the background and returns the function that waits
 // for its result, so that independent git commands run side by side.
 func Start(ctx context.Context, getenv func(string) string, dir string, args ...string) func() (string, error) {
+	return StartInput(ctx, getenv, dir, "", args...)
+}
+
+// StartInput is Start with stdin, as RunInput is Run with it.
+func StartInput(ctx context.Context, getenv func(string) string, dir, stdin string, args ...string) func() (string, error) {
 	type result struct {
 		out string
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, err := Run(ctx, getenv, dir, args...)
+		out, err := RunInput(ctx, getenv, dir, stdin, args...)
 		done <- result{out, err}
 	}()
 	return sync.OnceValues(func() (string, error) {
@@ -256,7 +281,7 @@ func (c *driverCache) overrides(ctx context.Context, getenv func(string) string,
 	case <-l.done:
 		return l.overrides, l.err
 	case <-ctx.Done():
-		return nil, &Error{"git config: " + ctx.Err().Error()}
+		return nil, &Error{Msg: "git config: " + ctx.Err().Error()}
 	}
 }
 
@@ -350,7 +375,7 @@ func filterOverrides(entries []configEntry) ([]string, error) {
 		// -c splits at the first "=", and a name cannot hold a newline: a
 		// driver so named cannot be switched off, so git does not run.
 		if strings.ContainsAny(name, "=\n") {
-			return nil, &Error{fmt.Sprintf("the repository's git config names filter driver %q, which lore cannot switch off, so it does not run git here", name)}
+			return nil, &Error{Msg: fmt.Sprintf("the repository's git config names filter driver %q, which lore cannot switch off, so it does not run git here", name)}
 		}
 	}
 	var args []string

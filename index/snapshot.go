@@ -362,6 +362,31 @@ func (s *Snapshot) Shards(id string) []string {
 	return slices.Compact(out)
 }
 
+// Files calls fn for each shard the index describes (relative to the
+// store), with the size, mtime (Unix nanoseconds) and inode it had when
+// last read: after Open, unless Partial, every shard as it is on disk.
+func (s *Snapshot) Files(fn func(rel string, size, mtime int64, ino uint64)) {
+	for k, seg := range s.segs {
+		for i := range seg.nFiles {
+			f, _ := seg.fileStat(i)
+			if f.rel != "" && !f.gone && !s.describedAfter(k, f.rel) {
+				fn(f.rel, f.size, f.mtime, f.ino)
+			}
+		}
+	}
+}
+
+// describedAfter reports whether a segment newer than segment k describes
+// shard rel (a tombstone included): its description is the current one.
+func (s *Snapshot) describedAfter(k int, rel string) bool {
+	for _, seg := range s.segs[k+1:] {
+		if _, ok := seg.findFile(rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // History returns every version of id the index holds, oldest first; a
 // version that reached the store twice (the same content in two shards)
 // is listed once.

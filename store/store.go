@@ -28,8 +28,9 @@ type Store struct {
 	Config *config.Config
 	// Now is the clock; tests set it, everything else leaves it nil.
 	Now func() time.Time
-	// Getenv reads git's variables (GIT_AUTHOR_NAME…) for Origin and
-	// StoreStatus: the CLI's environment; nil reads none.
+	// Getenv reads git's variables (GIT_AUTHOR_NAME…) for Origin and for
+	// the git commands run on the store: the CLI's environment; nil reads
+	// none.
 	Getenv func(string) string
 	// Origin stamps new records; nil means read it from git on first use.
 	origin *record.Origin

@@ -1,4 +1,7 @@
-package store
+// Package status says what a store gained that git does not have yet:
+// the record versions, by kind, added since the last commit and not yet on
+// the upstream branch.
+package status
 
 import (
 	"bytes"
@@ -11,8 +14,10 @@ import (
 	"time"
 
 	"lore/gitrepo"
+	"lore/index"
 	"lore/kinds"
 	"lore/record"
+	"lore/store"
 )
 
 // Counts are record versions added, by kind: new records and new versions
@@ -34,56 +39,48 @@ type Status struct {
 	Note        string `json:"note,omitempty"`
 }
 
-// StoreStatus asks git, limited to the store's own path so a large
-// repository costs nothing extra, what record versions were added since the
-// last commit and since the upstream branch.
-func (s *Store) StoreStatus(ctx context.Context) (*Status, error) {
+// Of says what the store gained that git does not have yet: git's index
+// against HEAD and the upstream branch come from git, limited to the
+// store's path so a large repository costs nothing extra; the working tree
+// against git's index comes from lore's own index (see worktree.go), which
+// open reads, so that git never walks the store's shards.
+func Of(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error)) (*Status, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	// Every git command starts at once; they fail harmlessly when there is
-	// no commit or no upstream. Shards are only appended to, so what is
-	// uncommitted is what is staged plus what is not, and what is not yet
-	// upstream is the commits since it plus what is uncommitted. Each of
-	// those diffs is cheap: git's index compares with HEAD through its
-	// cached trees, and the working tree with the index by stat (a diff of
-	// the working tree with HEAD reads every tree of the store: 68 ms at
-	// 100k records against 4 and 18).
-	upstream := gitrepo.Start(ctx, s.Getenv, s.Dir, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
-	others := gitrepo.Start(ctx, s.Getenv, s.Dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
-	staged := gitrepo.Start(ctx, s.Getenv, s.Dir, "diff", "--no-color", "-U0", "--cached", "HEAD", "--", ".")
-	unstaged := gitrepo.Start(ctx, s.Getenv, s.Dir, "diff", "--no-color", "-U0", "--", ".")
-	sinceUpstream := gitrepo.Start(ctx, s.Getenv, s.Dir, "diff", "--no-color", "-U0", "@{upstream}", "HEAD", "--", ".")
+	// no upstream. Shards are only appended to, so what is uncommitted is
+	// what is staged plus what is not, and what is not yet upstream is the
+	// commits since it plus what is uncommitted. Both diffs git runs here
+	// are cheap: git's index compares with HEAD through its cached trees
+	// (a diff of the working tree with HEAD reads every tree of the store:
+	// 68 ms at 100k records against 4). Without HEAD (no commit yet),
+	// --cached shows everything staged.
+	run := func(args ...string) func() (string, error) { return gitrepo.Start(ctx, s.Getenv, s.Dir, args...) }
+	upstream := run("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+	staged := run("diff", "--no-color", "-U0", "--cached", "--", ".")
+	sinceUpstream := run("diff", "--no-color", "-U0", "@{upstream}", "HEAD", "--", ".")
 
 	// The branch is read from .git, as git rev-parse --abbrev-ref HEAD
-	// says it: one git process less, on a machine running five at once.
+	// says it: one git process less, on a machine running several at once.
 	st := &Status{}
 	head := gitrepo.ReadHead(s.Dir, s.Getenv)
 	st.Branch = head.Branch
 	if st.Branch == "" && head.Commit != "" {
 		st.Branch = "HEAD" // detached
 	}
-	out, err := others()
-	if err != nil {
-		return nil, err
-	}
-	untracked, err := s.untrackedCounts(out)
-	if err != nil {
-		return nil, err
-	}
-	notStaged, err := unstaged()
+	untracked, notStaged, err := worktree(ctx, s, open)
 	if err != nil {
 		return nil, err
 	}
 	diff, err := staged()
 	if err != nil {
-		if _, headErr := gitrepo.Run(ctx, s.Getenv, s.Dir, "rev-parse", "--verify", "-q", "HEAD"); headErr == nil {
-			return nil, err // the diff failed for another reason
-		}
-		st.Uncommitted = untracked // no commit yet: everything is new
+		return nil, err
+	}
+	st.Uncommitted = diffCounts(diff+notStaged, untracked)
+	if head.Commit == "" {
 		st.Note = "no commit yet"
 		return st, nil
 	}
-	st.Uncommitted = diffCounts(diff+notStaged, untracked)
 	up, err := upstream()
 	if err != nil {
 		st.Note = "no upstream branch"
@@ -97,18 +94,18 @@ func (s *Store) StoreStatus(ctx context.Context) (*Status, error) {
 	return st, nil
 }
 
-// untrackedCounts counts the records in the untracked shards git listed.
-// A shard that cannot be read is an error: counting it as empty would say
-// it holds nothing new.
-func (s *Store) untrackedCounts(lsFiles string) (Counts, error) {
+// untrackedCounts counts the records in the untracked shards (relative to
+// the store). A shard that cannot be read is an error: counting it as
+// empty would say it holds nothing new.
+func untrackedCounts(s *store.Store, rels []string) (Counts, error) {
 	c := Counts{}
-	for _, rel := range strings.Split(lsFiles, "\x00") {
+	for _, rel := range rels {
 		if !strings.HasSuffix(rel, ".jsonl") && !strings.HasSuffix(rel, ".toml") {
 			continue // .gitattributes and the like
 		}
 		data, err := os.ReadFile(filepath.Join(s.Dir, rel))
 		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since git listed it
+			continue // removed since it was listed
 		}
 		if err != nil {
 			return nil, err

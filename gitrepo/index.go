@@ -1,0 +1,199 @@
+package gitrepo
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
+)
+
+// IndexEntry is what git's index records of one tracked file: enough to
+// tell, as git does, whether the file on disk may differ from it.
+type IndexEntry struct {
+	Size      uint32 // the file's size, truncated to 32 bits as git keeps it
+	MtimeSec  uint32
+	MtimeNsec uint32
+	Ino       uint32 // truncated to 32 bits, as git keeps it
+	// Unchanged: git does not look at the file on disk (assume-unchanged
+	// or skip-worktree), so it counts as unchanged whatever it holds.
+	Unchanged bool
+	// Recheck: the stat data says nothing (a conflict, or a file added
+	// with git add -N): only git can say what changed.
+	Recheck bool
+}
+
+// GitIndex is the part of a repository's index (.git/index) under one
+// directory, and when the index was written: a file modified in the same
+// tick may look unchanged by its stat data and is not (git's "racy
+// clean"), so a caller asks git about it.
+type GitIndex struct {
+	Entries      map[string]IndexEntry // by path below the prefix read
+	WrittenMtime int64                 // the index file's mtime, in nanoseconds
+}
+
+// ErrIndexFormat means the index is in a form ReadIndex does not read
+// (split or sparse, or a version it does not know): the caller asks git.
+var ErrIndexFormat = errors.New("git index in a form lore does not read")
+
+// ReadIndex reads the entries of the worktree's index whose paths start
+// with prefix (a directory from the top of the worktree, ending in "/"),
+// by their paths below it.
+// Versions 2 to 4 are read; a split index (its entries are in another
+// file) or a sparse one (a directory may stand for its files) is
+// ErrIndexFormat. A missing index is an empty one, as before git add.
+func ReadIndex(r *Repo, prefix string) (*GitIndex, error) {
+	path := filepath.Join(r.GitDir, "index")
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &GitIndex{Entries: map[string]IndexEntry{}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := parseIndex(data, r.hashSize(), prefix)
+	if err != nil {
+		return nil, err
+	}
+	idx.WrittenMtime = fi.ModTime().UnixNano()
+	return idx, nil
+}
+
+// hashSize is the length of an object ID in this repository: 32 bytes
+// when its config says objectformat = sha256, else SHA-1's 20.
+func (r *Repo) hashSize() int {
+	data, err := os.ReadFile(filepath.Join(r.CommonDir, "config"))
+	if err != nil {
+		return 20
+	}
+	c := gitconfig.New()
+	if gitconfig.NewDecoder(bytes.NewReader(data)).Decode(c) == nil &&
+		strings.EqualFold(c.Section("extensions").Option("objectformat"), "sha256") {
+		return 32
+	}
+	return 20
+}
+
+// Index entry flags, as git's Documentation/gitformat-index.txt lays them.
+const (
+	flagAssumeValid  = 0x8000
+	flagExtended     = 0x4000
+	flagStage        = 0x3000
+	flagNameMask     = 0x0fff
+	flagSkipWorktree = 0x4000 // in the extended flags
+	flagIntentToAdd  = 0x2000 // in the extended flags
+)
+
+// parseIndex reads an index file's entries under prefix. It checks every
+// length against the data, so a damaged file is an error, never a panic.
+func parseIndex(data []byte, hashSize int, prefix string) (*GitIndex, error) {
+	bad := func(what string) error { return fmt.Errorf("git index: %s", what) }
+	if len(data) < 12 || string(data[:4]) != "DIRC" {
+		return nil, bad("no DIRC header")
+	}
+	version := binary.BigEndian.Uint32(data[4:])
+	if version < 2 || version > 4 {
+		return nil, fmt.Errorf("%w: version %d", ErrIndexFormat, version)
+	}
+	n := binary.BigEndian.Uint32(data[8:])
+	idx := &GitIndex{Entries: make(map[string]IndexEntry, min(n, 1<<16))}
+	// Each entry: ctime, mtime (seconds, nanoseconds), dev, ino, mode, uid,
+	// gid, size (4 bytes each), the object ID, 2 bytes of flags.
+	fixed := 40 + hashSize + 2
+	off := 12
+	var name []byte // the previous entry's path (version 4 compresses by it)
+	for i := uint32(0); i < n; i++ {
+		start := off
+		if len(data)-off < fixed {
+			return nil, bad("entry past the end")
+		}
+		e := data[off:]
+		flags := binary.BigEndian.Uint16(e[fixed-2:])
+		off += fixed
+		var ext uint16
+		if flags&flagExtended != 0 {
+			if version < 3 || len(data)-off < 2 {
+				return nil, bad("extended flags out of place")
+			}
+			ext = binary.BigEndian.Uint16(data[off:])
+			off += 2
+		}
+		if version == 4 {
+			strip, used := binary.Uvarint(data[off:])
+			if used <= 0 || strip > uint64(len(name)) {
+				return nil, bad("bad path prefix")
+			}
+			off += used
+			end := bytes.IndexByte(data[off:], 0)
+			if end < 0 {
+				return nil, bad("path past the end")
+			}
+			name = append(name[:len(name)-int(strip)], data[off:off+end]...)
+			off += end + 1
+		} else {
+			end := bytes.IndexByte(data[off:], 0)
+			if end < 0 {
+				return nil, bad("path past the end")
+			}
+			name = append(name[:0], data[off:off+end]...)
+			// Padded with 1 to 8 NULs to a multiple of 8 bytes.
+			off = start + (off-start+end+8)&^7
+			if off > len(data) {
+				return nil, bad("entry past the end")
+			}
+		}
+		if int(flags&flagNameMask) != min(len(name), flagNameMask) {
+			return nil, bad("path length does not match its flags")
+		}
+		if !bytes.HasPrefix(name, []byte(prefix)) {
+			continue
+		}
+		be := func(at int) uint32 { return binary.BigEndian.Uint32(e[at:]) }
+		idx.Entries[string(name[len(prefix):])] = IndexEntry{
+			MtimeSec:  be(8),
+			MtimeNsec: be(12),
+			Ino:       be(20),
+			Size:      be(36),
+			Unchanged: flags&flagAssumeValid != 0 || ext&flagSkipWorktree != 0,
+			Recheck:   flags&flagStage != 0 || ext&flagIntentToAdd != 0,
+		}
+	}
+	// Extensions follow the entries, each a 4-byte signature and a size,
+	// before the trailing checksum. A split index ("link") keeps most
+	// entries in a shared file; a sparse one ("sdir") lists directories.
+	for len(data)-off >= 8+hashSize {
+		sig := string(data[off : off+4])
+		size := binary.BigEndian.Uint32(data[off+4:])
+		if sig == "link" || sig == "sdir" {
+			return nil, fmt.Errorf("%w: %q extension", ErrIndexFormat, sig)
+		}
+		if uint64(size) > uint64(len(data)-off-8) {
+			return nil, bad("extension past the end")
+		}
+		off += 8 + int(size)
+	}
+	return idx, nil
+}
+
+// MayDiffer reports whether a file whose lstat gave size, mtime (in
+// nanoseconds) and inode may differ from what the index holds for it, by
+// git's own test: different stat data, or a file modified no earlier than
+// the index was written, whose change a coarse timestamp could hide.
+func (g *GitIndex) MayDiffer(e IndexEntry, size, mtime int64, ino uint64) bool {
+	if e.Unchanged {
+		return false
+	}
+	if e.Recheck || uint32(size) != e.Size || uint32(ino) != e.Ino ||
+		uint32(mtime/1e9) != e.MtimeSec || uint32(mtime%1e9) != e.MtimeNsec {
+		return true
+	}
+	return mtime >= g.WrittenMtime
+}

@@ -1,0 +1,24 @@
+package gitrepo
+
+import (
+	"os"
+	"testing"
+)
+
+// BenchmarkParseIndex reads the index named by LORE_BENCH_GIT_INDEX (such
+// as a 100k-record benchmark store's .git/index), entries under .lore/.
+func BenchmarkParseIndex(b *testing.B) {
+	path := os.Getenv("LORE_BENCH_GIT_INDEX")
+	if path == "" {
+		b.Skip("set LORE_BENCH_GIT_INDEX to a .git/index")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := parseIndex(data, 20, ".lore/"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
