@@ -55,11 +55,11 @@ func worktree(ctx context.Context, s *store.Store, open func() (*index.Snapshot,
 	}
 	var diff func() (string, error)
 	if len(changed) > 0 {
-		args := []string{"diff", "--no-color", "-U0", "--", "."}
+		paths := []string{"."}
 		if len(changed) <= maxPaths {
-			args = append(args[:4], literal(changed)...)
+			paths = literal(changed)
 		}
-		diff = gitrepo.Start(ctx, s.Getenv, s.Dir, args...)
+		diff = gitrepo.Start(ctx, s.Getenv, s.Dir, append([]string{"diff", "--no-color", "-U0", "--"}, paths...)...)
 	}
 	var others []string // untracked, and not among the current shards
 	for _, rel := range untracked {
