@@ -100,6 +100,9 @@ func (e *env) explain(ix *inject.Index, text string, minRelevance float64, clock
 		fmt.Fprintf(e.stdout, "       evidence %.2f = (terms %.2f + phrases %.2f + near %.2f), coverage %.2f; share %.2f; × kind %.2f × recency %.2f × status %.2f\n",
 			sc.Evidence, sc.Terms, sc.Phrases, sc.Near, sc.Coverage, sc.Share, sc.Kind, sc.Recency, sc.Status)
 		fmt.Fprintf(e.stdout, "       matched: %s\n", termSafe(strings.Join(sc.Matched, ", ")))
+		if sc.Resume != 1 {
+			fmt.Fprintf(e.stdout, "       a handoff, and the prompt picks up earlier work: relevance × %g\n", sc.Resume)
+		}
 		if sc.Named != 1 || sc.Code != 1 || sc.Stale != "" {
 			fmt.Fprintf(e.stdout, "       code: named file × %.2f, code × %.2f%s\n", sc.Named, sc.Code, termSafe(parenthesised(sc.Stale)))
 		}

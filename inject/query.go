@@ -10,6 +10,8 @@ import (
 
 // query is a prompt prepared for ranking.
 type query struct {
+	resumes bool // the prompt picks up earlier work (resumes.go)
+
 	words  []string      // distinct stems, in order of first appearance
 	typed  []string      // the word first typed for each stem, lowercased
 	spec   []float64     // specificity of each word in this store, 0..1
@@ -31,7 +33,7 @@ func (ix *Index) prepare(text string) *query {
 	if len(toks) == 0 || ix.snap.Count() == 0 {
 		return nil
 	}
-	q := &query{}
+	q := &query{resumes: resumesWork(text)}
 	q.words, q.typed = distinct(toks)
 	n := float64(ix.snap.Count()) + backgroundDocs
 	idf := func(df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }

@@ -88,10 +88,12 @@ type Scored struct {
 	Near     float64        `json:"near"`     // other prompt words found near each other in the record
 	Coverage float64        `json:"coverage"` // share of the record's headline terms matched
 	Share    float64        `json:"share"`    // share of the prompt's specificity matched
-	// Relevance is what the gate weighs: evidence × share. Evidence alone
-	// rises with every word matched; the share tells a record that matches
-	// what the prompt is about from one that shares a word or two of it.
+	// Relevance is what the gate weighs: evidence × share (× the resume
+	// boost). Evidence alone rises with every word matched; the share
+	// tells a record that matches what the prompt is about from one that
+	// shares a word or two of it.
 	Relevance float64  `json:"relevance"`
+	Resume    float64  `json:"resume_boost"` // the prompt picks up earlier work and this is a handoff
 	Kind      float64  `json:"kind_weight"`
 	Recency   float64  `json:"recency"`
 	Status    float64  `json:"status_factor"`
@@ -220,7 +222,10 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 		d := int(c.d)
 		doc := ix.snap.Doc(d)
 		sc := Scored{Terms: c.terms, Status: statusFactor[doc.Status], Kind: ix.cfg.Weight(doc.Kind),
-			Recency: recency(doc.Created, o.Now, ix.cfg.Inject.HalfLifeDays), Named: 1, Code: 1}
+			Recency: recency(doc.Created, o.Now, ix.cfg.Inject.HalfLifeDays), Named: 1, Code: 1, Resume: 1}
+		if q.resumes && doc.Kind == record.Handoff {
+			sc.Resume = resumeBoost
+		}
 		if doc.NTitle > 0 {
 			sc.Coverage = min(1, float64(c.titleHits)/float64(doc.NTitle))
 		}
@@ -321,7 +326,7 @@ func (t *topK) findMin() {
 // and whether its code is still there.
 func (sc *Scored) score() {
 	sc.Evidence = (sc.Terms + sc.Phrases + sc.Near) * (1 + coverageBoost*sc.Coverage) * sc.Named
-	sc.Relevance = sc.Evidence * sc.Share
+	sc.Relevance = sc.Evidence * sc.Share * sc.Resume
 	sc.Score = sc.Evidence * sc.Kind * sc.Recency * sc.Status * sc.Code
 }
 
@@ -379,8 +384,8 @@ func ScoreRule() string {
 // GateRule says in one line what the gate asks of a candidate, for
 // explanations.
 func GateRule(minRel float64) string {
-	return fmt.Sprintf("relevance = evidence × share ≥ %.2f (min_relevance), and score ≥ %.0f%% of the best",
-		minRel, 100*relativeCut)
+	return fmt.Sprintf("relevance = evidence × share (× %g for a handoff when the prompt picks up earlier work) ≥ %.2f (min_relevance), and score ≥ %.0f%% of the best",
+		resumeBoost, minRel, 100*relativeCut)
 }
 
 // Ranking constants, tuned on the dev half of the relevance evaluation
@@ -398,6 +403,7 @@ const (
 	relativeCut      = 0.5  // inject only within this share of the best score
 	recencyFloor     = 0.75 // an old record keeps this much of its weight
 	unseenWeight     = 1.0  // specificity of a prompt word no record holds: as one record's word
+	resumeBoost      = 3.0  // a handoff's relevance when the prompt picks up earlier work (resumes.go)
 	maxKeywords      = 64   // keywords of a prompt that count (one bit each)
 )
 

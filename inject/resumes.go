@@ -1,0 +1,51 @@
+package inject
+
+import (
+	"strings"
+	"unicode"
+)
+
+// resumePhrases say that a prompt picks up earlier work: the question a
+// handoff answers. Such prompts name the work in few words, often not the
+// handoff's own (a typo, an abbreviation), so a handoff's relevance is
+// raised for them (resumeBoost). The list was written before it was tried
+// on the evaluation's dev half (decision dec-8qhd7tck), not drawn from it.
+var resumePhrases = []string{
+	"where did we leave", "where we left", "left off", "where were we",
+	"pick up", "picking up", "continue", "continuing", "carry on",
+	"resume", "resuming", "next step", "what's next", "whats next",
+	"what is next", "any update", "status of", "follow up", "follow-up",
+	"unfinished", "in progress", "handoff", "hand off",
+}
+
+// resumesWork reports whether the prompt holds one of resumePhrases as
+// whole words.
+func resumesWork(prompt string) bool {
+	t := strings.ToLower(prompt)
+	for _, p := range resumePhrases {
+		for from := 0; ; {
+			i := strings.Index(t[from:], p)
+			if i < 0 {
+				break
+			}
+			i += from
+			if !letterAt(t, i-1) && !letterAt(t, i+len(p)) {
+				return true
+			}
+			from = i + 1
+		}
+	}
+	return false
+}
+
+// letterAt reports whether s holds a letter at byte i (false out of range).
+func letterAt(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return false
+	}
+	r := rune(s[i])
+	if r >= 0x80 { // inside a multi-byte letter such as é
+		return true
+	}
+	return unicode.IsLetter(r)
+}
