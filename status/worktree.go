@@ -140,6 +140,13 @@ func startReadIndex(s *store.Store) func() (*gitrepo.GitIndex, error) {
 }
 
 func readIndex(s *store.Store) (*gitrepo.GitIndex, error) {
+	// git's variables can point its commands at another index or
+	// repository than the one found from the store's directory.
+	for _, v := range []string{"GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"} {
+		if s.Getenv != nil && s.Getenv(v) != "" {
+			return nil, fmt.Errorf("%s is set", v)
+		}
+	}
 	repo, err := gitrepo.FindRepo(s.Dir, s.Getenv)
 	if err != nil {
 		return nil, err
