@@ -71,44 +71,65 @@ type dirRead struct {
 	err     error
 	entry   *dirEntry
 	moved   bool       // the directory changed since the index described it
+	prev    *dirEntry  // the directory as the index described it, if it did
 	seen    []string   // shards listed
 	jobs    []parseJob // shards the index does not hold as they are
 	gone    []string   // shards and subdirectories the index holds that are gone
 }
 
+// readDir reads one directory: statDir, then readEntries if need be.
 func (sc *scan) readDir(k record.Kind, rel string) *dirRead {
-	d := &dirRead{rel: rel}
+	d, done := sc.statDir(k, rel)
+	if !done {
+		sc.readEntries(k, d)
+	}
+	return d
+}
+
+// statDir stats directory rel and compares it with the index; done is
+// true when that is all there is to read of it: gone, in error, or
+// unchanged (but for patterns outside prompts, whose shards are stat'ed).
+func (sc *scan) statDir(k record.Kind, rel string) (d *dirRead, done bool) {
+	d = &dirRead{rel: rel}
 	abs := filepath.Join(sc.store.Dir, rel)
 	fi, err := os.Stat(abs)
 	if err == nil && !fi.IsDir() && rel == k.Dir() {
 		// A file where the kind's directory belongs: its records cannot
 		// be read, which a reader must say rather than serve none.
 		d.err = &store.NotDirError{Path: sc.store.Rel(abs), Kind: k}
-		return d
+		return d, true
 	}
 	if errors.Is(err, fs.ErrNotExist) || err == nil && !fi.IsDir() {
 		d.missing = true
-		return d
+		return d, true
 	}
 	if err != nil {
 		d.err = err
-		return d
+		return d, true
 	}
 	mtime := fi.ModTime().UnixNano()
-	var prev *dirEntry
 	if sc.old != nil {
-		prev = sc.old.dirs[rel]
+		d.prev = sc.old.dirs[rel]
 	}
 	d.entry = &dirEntry{mtime: mtime}
-	d.moved = prev == nil || prev.mtime != mtime || mtime >= sc.old.written-racyWindow
+	d.moved = d.prev == nil || d.prev.mtime != mtime || mtime >= sc.old.written-racyWindow
 	if !d.moved {
-		d.entry.subdirs = prev.subdirs
+		d.entry.subdirs = d.prev.subdirs
 		if k != record.Pattern || sc.prompt {
-			return d
+			return d, true
 		}
 	}
+	return d, false
+}
+
+// readEntries finds what changed among the shards and subdirectories of
+// d, a directory statDir found changed (or a patterns directory).
+func (sc *scan) readEntries(k record.Kind, d *dirRead) {
+	rel, prev := d.rel, d.prev
+	abs := filepath.Join(sc.store.Dir, rel)
 	known := sc.known(rel, false)
 	var items []dirItem
+	var err error
 	if d.moved {
 		items, err = listDir(abs, k.Ext())
 	} else {
@@ -124,7 +145,7 @@ func (sc *scan) readDir(k record.Kind, rel string) *dirRead {
 	}
 	if err != nil {
 		d.err = err
-		return d
+		return
 	}
 	for _, it := range items {
 		if it.isDir {
@@ -153,18 +174,34 @@ func (sc *scan) readDir(k record.Kind, rel string) *dirRead {
 			}
 		}
 	}
-	return d
 }
 
-// readDirs reads the directories rels on every core.
+// readDirs reads the directories rels: each is stat'ed in turn, and those
+// to list (changed, after a pull or a checkout) or whose shards to stat
+// (patterns) are read on every core. A directory that did not change is
+// one stat, which costs less than starting a goroutine.
 func (sc *scan) readDirs(k record.Kind, rels []string) []*dirRead {
 	out := make([]*dirRead, len(rels))
+	var rest []*dirRead
+	for i, rel := range rels {
+		d, done := sc.statDir(k, rel)
+		out[i] = d
+		if !done {
+			rest = append(rest, d)
+		}
+	}
+	if len(rest) < 2 {
+		for _, d := range rest {
+			sc.readEntries(k, d)
+		}
+		return out
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(rels)) {
+	for range min(runtime.GOMAXPROCS(0), len(rest)) {
 		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(rels); i = int(next.Add(1) - 1) {
-				out[i] = sc.readDir(k, rels[i])
+			for i := int(next.Add(1) - 1); i < len(rest); i = int(next.Add(1) - 1) {
+				sc.readEntries(k, rest[i])
 			}
 		})
 	}
