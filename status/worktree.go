@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -61,21 +62,25 @@ func worktree(ctx context.Context, s *store.Store, open func() (*index.Snapshot,
 		}
 		diff = gitrepo.Start(ctx, s.Getenv, s.Dir, append([]string{"diff", "--no-color", "-U0", "--"}, paths...)...)
 	}
+	// The current shards were asked about in advance; if that failed
+	// (one named but gone, say), they are asked about again with the rest.
+	ignored := map[string]bool{}
+	asked, err := currentIgnored()
+	if err != nil {
+		current = nil
+	}
 	var others []string // untracked, and not among the current shards
 	for _, rel := range untracked {
 		if !slices.Contains(current, rel) {
 			others = append(others, rel)
 		}
 	}
-	ignored := map[string]bool{}
-	for _, ask := range []func() ([]string, error){currentIgnored, startIgnored(ctx, s, others)} {
-		names, err := ask()
-		if err != nil {
-			return nil, "", err
-		}
-		for _, rel := range names {
-			ignored[rel] = true
-		}
+	more, err := startIgnored(ctx, s, others)()
+	if err != nil {
+		return nil, "", err
+	}
+	for _, rel := range append(asked, more...) {
+		ignored[rel] = true
 	}
 	untracked = slices.DeleteFunc(untracked, func(rel string) bool { return ignored[rel] })
 	var out string
@@ -121,25 +126,33 @@ func startIgnored(ctx context.Context, s *store.Store, paths []string) func() ([
 	}
 }
 
+// gitView is git's index under the store, and where the store is in the
+// worktree.
+type gitView struct {
+	*gitrepo.GitIndex
+	root   string // the top of the worktree
+	prefix string // the store's path from it, with a trailing slash ("" at the top)
+}
+
 // startReadIndex reads, in the background, the entries of git's index
 // under the store.
-func startReadIndex(s *store.Store) func() (*gitrepo.GitIndex, error) {
+func startReadIndex(s *store.Store) func() (*gitView, error) {
 	type result struct {
-		gi  *gitrepo.GitIndex
+		v   *gitView
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		gi, err := readIndex(s)
-		done <- result{gi, err}
+		v, err := readIndex(s)
+		done <- result{v, err}
 	}()
-	return func() (*gitrepo.GitIndex, error) {
+	return func() (*gitView, error) {
 		r := <-done
-		return r.gi, r.err
+		return r.v, r.err
 	}
 }
 
-func readIndex(s *store.Store) (*gitrepo.GitIndex, error) {
+func readIndex(s *store.Store) (*gitView, error) {
 	// git's variables can point its commands at another index or
 	// repository than the one found from the store's directory.
 	for _, v := range []string{"GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"} {
@@ -159,13 +172,35 @@ func readIndex(s *store.Store) (*gitrepo.GitIndex, error) {
 	if prefix == "./" {
 		prefix = ""
 	}
-	return gitrepo.ReadIndex(repo, prefix)
+	gi, err := gitrepo.ReadIndex(repo, prefix)
+	if err != nil {
+		return nil, err
+	}
+	return &gitView{gi, repo.Root, prefix}, nil
+}
+
+// linked reports whether a directory on the way from the top of the
+// worktree to path (from there, with slashes) is a symbolic link: git
+// sees nothing beyond one, while lore's index reads through it. seen
+// keeps the answer for each directory asked.
+func (v *gitView) linked(path string, seen map[string]bool) bool {
+	dir := pathpkg.Dir(path)
+	if dir == "." || dir == "/" {
+		return false
+	}
+	if l, ok := seen[dir]; ok {
+		return l
+	}
+	fi, err := os.Lstat(filepath.Join(v.root, filepath.FromSlash(dir)))
+	l := err == nil && fi.Mode()&fs.ModeSymlink != 0 || v.linked(dir, seen)
+	seen[dir] = l
+	return l
 }
 
 // compare names the store's files (relative to it, with slashes) that may
 // differ from what git's index holds, and those git's index does not hold.
 // ok is false when it cannot tell.
-func compare(s *store.Store, snap *index.Snapshot, gitIndex func() (*gitrepo.GitIndex, error)) (changed, untracked []string, ok bool) {
+func compare(s *store.Store, snap *index.Snapshot, gitIndex func() (*gitView, error)) (changed, untracked []string, ok bool) {
 	gi, err := gitIndex()
 	if err != nil || snap.Partial {
 		return nil, nil, false
@@ -193,6 +228,14 @@ func compare(s *store.Store, snap *index.Snapshot, gitIndex func() (*gitrepo.Git
 			changed = append(changed, rel)
 		case gi.MayDiffer(e, fi.Size(), fi.ModTime().UnixNano(), gitrepo.Inode(fi)):
 			changed = append(changed, rel)
+		}
+	}
+	// A shard beyond a symbolic link (a kind's directory linked
+	// elsewhere) is one git does not see: git's walk says what it does.
+	seen := map[string]bool{}
+	for _, rel := range append(slices.Clip(changed), untracked...) {
+		if gi.linked(gi.prefix+rel, seen) {
+			return nil, nil, false
 		}
 	}
 	return changed, untracked, true
