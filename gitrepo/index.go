@@ -42,11 +42,13 @@ var ErrIndexFormat = errors.New("git index in a form lore does not read")
 
 // ReadIndex reads the entries of the worktree's index whose paths start
 // with prefix (a directory from the top of the worktree, ending in "/"),
-// by their paths below it.
-// Versions 2 to 4 are read; a split index (its entries are in another
-// file) or a sparse one (a directory may stand for its files) is
-// ErrIndexFormat. A missing index is an empty one, as before git add.
+// by their paths below it. Versions 2 to 4 are read; a split index (its
+// entries are in another file) or a sparse one (a directory may stand for
+// its files) is ErrIndexFormat. A missing index is an empty one, as
+// before git add.
 func ReadIndex(r *Repo, prefix string) (*GitIndex, error) {
+	// Stat'ed before it is read: if git writes it in between, the older
+	// time makes more files look racy, which only asks git about more.
 	path := filepath.Join(r.GitDir, "index")
 	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {

@@ -31,9 +31,10 @@ const maxPaths = 1000
 // index already knows each shard's size, mtime and inode (it checks them
 // by directory, see index.Open), and git's index records the same of each
 // file it tracks, so comparing the two names the shards git must look at,
-// as git itself would: the others are as git last saw them. When git's
-// index is in a form lore does not read, or lore's index is partial, git
-// looks at everything.
+// as git itself would: the others are as git last saw them. git looks at
+// everything when lore cannot read git's index (split or sparse, or git's
+// variables point at another), when lore's index is partial, and when a
+// shard to ask about lies beyond a symbolic link.
 func worktree(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error)) (Counts, string, error) {
 	// The shards this checkout appends to are the ones a capture since the
 	// last commit left untracked: whether git ignores them is asked now,
