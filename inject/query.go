@@ -29,11 +29,12 @@ type query struct {
 // prepare tokenizes a prompt and weighs its words by how specific they are
 // in this store: a word few records hold says more than one many hold.
 func (ix *Index) prepare(text string) *query {
+	resumes, text := resumesWork(text)
 	toks := Tokens(text)
 	if len(toks) == 0 || ix.snap.Count() == 0 {
 		return nil
 	}
-	q := &query{resumes: resumesWork(text)}
+	q := &query{resumes: resumes}
 	q.words, q.typed = distinct(toks)
 	n := float64(ix.snap.Count()) + backgroundDocs
 	idf := func(df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
@@ -95,7 +96,8 @@ func distinct(toks []Token) (stems, typed []string) {
 // (lowercased, one for each stem): what an explanation shows, deploying
 // rather than its stem deploi.
 func Words(prompt string) []string {
-	_, typed := distinct(Tokens(StripInjected(prompt)))
+	_, text := resumesWork(StripInjected(prompt))
+	_, typed := distinct(Tokens(text))
 	return typed
 }
 

@@ -9,7 +9,9 @@ import (
 // handoff answers. Such prompts name the work in few words, often not the
 // handoff's own (a typo, an abbreviation), so a handoff's relevance is
 // raised for them (resumeBoost). The list was written before it was tried
-// on the evaluation's dev half (decision dec-8qhd7tck), not drawn from it.
+// on the evaluation's dev half (decision dec-8qhd7tck), not drawn from it;
+// leaving its words out of the keywords was chosen the same way
+// (dec-vkgjb2ks).
 var resumePhrases = []string{
 	"where did we leave", "where we left", "left off", "where were we",
 	"pick up", "picking up", "continue", "continuing", "carry on",
@@ -19,23 +21,35 @@ var resumePhrases = []string{
 }
 
 // resumesWork reports whether the prompt holds one of resumePhrases as
-// whole words.
-func resumesWork(prompt string) bool {
-	t := strings.ToLower(prompt)
+// whole words, and returns the prompt without them: the phrase says what
+// kind of record is wanted, not what it is about ("leave" in "where did
+// we leave the cache work" would match any record saying leave), so its
+// words are not the prompt's keywords.
+func resumesWork(prompt string) (bool, string) {
+	lower := strings.ToLower(prompt)
+	blank := len(lower) == len(prompt) // offsets in lower are offsets in prompt
+	out := []byte(prompt)
+	found := false
 	for _, p := range resumePhrases {
 		for from := 0; ; {
-			i := strings.Index(t[from:], p)
+			i := strings.Index(lower[from:], p)
 			if i < 0 {
 				break
 			}
 			i += from
-			if !letterAt(t, i-1) && !letterAt(t, i+len(p)) {
-				return true
+			if !letterAt(lower, i-1) && !letterAt(lower, i+len(p)) {
+				found = true
+				for j := i; blank && j < i+len(p); j++ {
+					out[j] = ' '
+				}
 			}
 			from = i + 1
 		}
 	}
-	return false
+	if !found {
+		return false, prompt
+	}
+	return true, string(out)
 }
 
 // letterAt reports whether s holds a letter at byte i (false out of range).

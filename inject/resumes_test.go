@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ func TestResumesWork(t *testing.T) {
 		"fix the off-by-one in the status bar": false,
 		"status of the orders table after the backfill": true,
 	} {
-		if got := resumesWork(prompt); got != want {
+		if got, _ := resumesWork(prompt); got != want {
 			t.Errorf("resumesWork(%q) = %v, want %v", prompt, got, want)
 		}
 	}
@@ -33,6 +34,20 @@ func TestResumesWork(t *testing.T) {
 // A prompt that picks up earlier work raises the relevance of handoffs,
 // and only of handoffs: the same words without the phrase leave every
 // record as it was, and the gate lets the handoff through only with it.
+// The phrase is not the prompt's keywords: what is left is.
+func TestResumePhraseIsNoKeyword(t *testing.T) {
+	for prompt, want := range map[string]string{
+		"Where did we leave the cache migration?":  "cache migration",
+		"continue the importer work, what's next?": "importer work",
+		"the continued fraction code":              "continued fraction code",
+		"pick up, then continue":                   "",
+	} {
+		if got := strings.Join(Words(prompt), " "); got != want {
+			t.Errorf("Words(%q) = %q, want %q", prompt, got, want)
+		}
+	}
+}
+
 func TestRankResumeBoostsHandoffs(t *testing.T) {
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	recs := []*record.Record{
