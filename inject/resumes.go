@@ -28,8 +28,7 @@ var resumePhrases = []string{
 func resumesWork(prompt string) (bool, string) {
 	lower := strings.ToLower(prompt)
 	blank := len(lower) == len(prompt) // offsets in lower are offsets in prompt
-	out := []byte(prompt)
-	found := false
+	var out []byte                     // the prompt with the phrases blanked, once one is found
 	for _, p := range resumePhrases {
 		for from := 0; ; {
 			i := strings.Index(lower[from:], p)
@@ -38,7 +37,9 @@ func resumesWork(prompt string) (bool, string) {
 			}
 			i += from
 			if !letterAt(lower, i-1) && !letterAt(lower, i+len(p)) {
-				found = true
+				if out == nil {
+					out = []byte(prompt)
+				}
 				for j := i; blank && j < i+len(p); j++ {
 					out[j] = ' '
 				}
@@ -46,7 +47,7 @@ func resumesWork(prompt string) (bool, string) {
 			from = i + 1
 		}
 	}
-	if !found {
+	if out == nil {
 		return false, prompt
 	}
 	return true, string(out)

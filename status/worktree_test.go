@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"lore/gitrepo"
 	"lore/index"
 	"lore/record"
 	"lore/store"
@@ -79,13 +80,17 @@ func TestCompareReadsGitIndex(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			repo, err := gitrepo.FindRepo(storeDir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			check := func(wantChanged, wantUntracked []string) {
 				t.Helper()
 				snap, err := index.Open(context.Background(), s, index.SnapshotOptions{Tokenizer: index.Tokenizer{Version: "test", Terms: func(*record.Record) ([]string, []string) { return nil, nil }}})
 				if err != nil {
 					t.Fatal(err)
 				}
-				changed, untracked, ok := compare(s, snap, startReadIndex(s))
+				changed, untracked, ok := compare(s, snap, startReadIndex(s, repo, nil))
 				if !ok {
 					t.Fatalf("compare could not tell: git's index unread")
 				}
