@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Times the built lore binary as whole processes on generated stores of 1k,
-# 10k, 100k and 300k records, in four states (steady, right after a capture,
-# after a pull of 3,000 records, after a checkout rewriting 600 shards), as
-# ratios to a hello-world Go process timed in the same run. Prints Markdown
+# 10k, 100k and 300k records, in five states (steady, right after a capture,
+# steady with a day's captures committed, after a pull of 3,000 records,
+# after a checkout rewriting 600 shards), as ratios to a hello-world Go
+# process timed in the same run. Prints Markdown
 # tables (the README's) on stdout and progress on stderr. The four sizes
 # took 8 minutes on 2 cores (5 of them at 300k; allow up to 25 if commands
 # are slow); pick sizes with

@@ -28,10 +28,11 @@ func (s *scale) ordered(n int) []*sample {
 
 // The states, as the tables name them.
 const (
-	stSteady   = "steady"
-	stCapture  = "after a capture"
-	stPull     = "after a pull of 3,000 records"
-	stCheckout = "after a checkout rewriting 600 shards"
+	stSteady    = "steady"
+	stCapture   = "after a capture"
+	stCommitted = "steady, current shards committed"
+	stPull      = "after a pull of 3,000 records"
+	stCheckout  = "after a checkout rewriting 600 shards"
 )
 
 func key(state, what string) string { return state + "\x00" + what }
@@ -69,6 +70,15 @@ func (s *scale) summary(sizes []int) {
 			{stSteady, "remember", "remember"},
 			{stSteady, "journal revise", "journal revise"},
 			{stSteady, "cold index build (search x)", "cold index build"},
+		}, false},
+		{"Steady, with this checkout's current shards committed (a capture, then a commit)", []col{
+			{stCommitted, "prompt hook", "prompt"},
+			{stCommitted, "session-start hook", "session start"},
+			{stCommitted, `search "invoice export"`, "search"},
+			{stCommitted, "resume", "resume"},
+			{stCommitted, "list --limit 20", "list --limit 20"},
+			{stCommitted, "show <decision>", "show"},
+			{stCommitted, "status", "status"},
 		}, false},
 		{"Commands right after a capture", []col{
 			{stCapture, `search "invoice export"`, "search"},

@@ -21,10 +21,10 @@ import (
 
 // TestScale times the built binary as whole processes on generated stores
 // of 1k to 300k records, in the states a user meets: steady (a warm index),
-// right after a capture, after a pull that brought 3,000 records, and after
-// a checkout that rewrote 600 shards. Every figure is a median wall time
-// and its ratio to a hello-world Go process timed in the same run. Run it
-// with bench/scale.sh.
+// right after a capture, steady with a day's captures committed, after a
+// pull that brought 3,000 records, and after a checkout that rewrote 600
+// shards. Every figure is a median wall time and its ratio to a
+// hello-world Go process timed in the same run. Run it with bench/scale.sh.
 //
 //	LORE_BENCH=scale              run it (it is skipped otherwise)
 //	LORE_SCALE_SIZES=1000,10000   the store sizes (default 1000,10000,100000,300000; "100k" works too)
@@ -79,7 +79,8 @@ func TestScale(t *testing.T) {
 	t.Logf("Whole-process wall time of the built lore binary, median of up to %d runs after a warm-up (fewer for commands over 0.5 s),", s.runs)
 	t.Logf("and its ratio to the floor: a hello-world Go process timed around each size's measurements (median of %d runs before, %d after).", floorRuns, floorRuns)
 	t.Log("Steady: the index was built by one `lore search x`, then the test slept 2.1 s (past the index's 2 s racy-timestamp window).")
-	t.Log("After a capture: an untimed `lore observe` before every run. After a pull or a checkout: the first hook, the second at once")
+	t.Log("After a capture: an untimed `lore observe` before every run. Current shards committed: an observe and a remember, committed,")
+	t.Log("then 2.1 s (this checkout's shards exist and git tracks them). After a pull or a checkout: the first hook, the second at once")
 	t.Log("(the changed shards are still within the racy window), then after a 2.1 s pause the later ones (a user's next prompts).")
 	t.Log("Each state starts from a fresh copy of the committed store and a new index. Output: what the last run printed")
 	t.Log("(a hook prints nothing when nothing is relevant). Peak RSS: the largest over the timed runs, of the lore process alone")
@@ -296,6 +297,26 @@ func (s *scale) size(n int) {
 	s.row(n, stCapture, "session-start hook", s.series(work, spec{stdin: startHook, args: fixed("inject", "--stdin"), before: capture}))
 	for _, c := range reads {
 		s.row(n, stCapture, c.what, s.series(work, spec{args: fixed(c.args...), before: capture}))
+	}
+
+	// 2b. Steady again, after a day's work was committed: this checkout's
+	// current shards exist and are tracked, which the pristine store's
+	// steady state never has (a status that asked git about them on every
+	// run went unseen for that reason).
+	s.reset(pristine, work)
+	r := &runner{t: t, bin: s.bin, dir: work}
+	r.run(nil, "observe", "committed capture")
+	r.run(nil, "remember", "committed decision", "--rationale", "because")
+	if err := gitTry(work, 5*time.Minute, "add", "-A", ".lore"); err == nil {
+		gitRun(t, work, 0, "commit", "-q", "-m", "a day's work")
+		time.Sleep(2100 * time.Millisecond)
+		s.row(n, stCommitted, "prompt hook", s.series(work, spec{stdin: promptHook, args: fixed("inject", "--stdin")}))
+		s.row(n, stCommitted, "session-start hook", s.series(work, spec{stdin: startHook, args: fixed("inject", "--stdin")}))
+		for _, c := range reads {
+			s.row(n, stCommitted, c.what, s.series(work, spec{args: fixed(c.args...)}))
+		}
+	} else if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatal(err)
 	}
 
 	// 3. After a pull of 3,000 records; 4. after a checkout that rewrote
