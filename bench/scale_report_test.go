@@ -42,6 +42,20 @@ func key(state, what string) string { return state + "\x00" + what }
 func (s *scale) summary(sizes []int) {
 	t := s.t
 	type col struct{ state, what, head string }
+	// reads are the columns of the read commands timed in state, after
+	// the columns first.
+	reads := func(state string, first ...col) []col {
+		for _, r := range []struct{ what, head string }{
+			{`search "invoice export"`, "search"},
+			{"resume", "resume"},
+			{"list --limit 20", "list --limit 20"},
+			{"show <decision>", "show"},
+			{"status", "status"},
+		} {
+			first = append(first, col{state, r.what, r.head})
+		}
+		return first
+	}
 	tables := []struct {
 		title string
 		cols  []col
@@ -59,34 +73,18 @@ func (s *scale) summary(sizes []int) {
 			{stCheckout, "later prompt hooks, from 2.1 s on", "later prompts after a checkout"},
 			{stCheckout, "first session-start hook", "first session start after a checkout"},
 		}, true},
-		{"Commands, steady", []col{
-			{stSteady, `search "invoice export"`, "search"},
-			{stSteady, "resume", "resume"},
-			{stSteady, "list --limit 20", "list --limit 20"},
-			{stSteady, "show <decision>", "show"},
-			{stSteady, "status", "status"},
-			{stSteady, "doctor", "doctor"},
-			{stSteady, "observe", "observe"},
-			{stSteady, "remember", "remember"},
-			{stSteady, "journal revise", "journal revise"},
-			{stSteady, "cold index build (search x)", "cold index build"},
-		}, false},
-		{"Steady, with this checkout's current shards committed (a capture, then a commit)", []col{
-			{stCommitted, "prompt hook", "prompt"},
-			{stCommitted, "session-start hook", "session start"},
-			{stCommitted, `search "invoice export"`, "search"},
-			{stCommitted, "resume", "resume"},
-			{stCommitted, "list --limit 20", "list --limit 20"},
-			{stCommitted, "show <decision>", "show"},
-			{stCommitted, "status", "status"},
-		}, false},
-		{"Commands right after a capture", []col{
-			{stCapture, `search "invoice export"`, "search"},
-			{stCapture, "resume", "resume"},
-			{stCapture, "list --limit 20", "list --limit 20"},
-			{stCapture, "show <decision>", "show"},
-			{stCapture, "status", "status"},
-		}, false},
+		{"Commands, steady", append(reads(stSteady),
+			col{stSteady, "doctor", "doctor"},
+			col{stSteady, "observe", "observe"},
+			col{stSteady, "remember", "remember"},
+			col{stSteady, "journal revise", "journal revise"},
+			col{stSteady, "cold index build (search x)", "cold index build"},
+		), false},
+		{"Steady, with this checkout's current shards committed (a capture, then a commit)", reads(stCommitted,
+			col{stCommitted, "prompt hook", "prompt"},
+			col{stCommitted, "session-start hook", "session start"},
+		), false},
+		{"Commands right after a capture", reads(stCapture), false},
 	}
 	t.Log("### Summary")
 	for _, tb := range tables {
