@@ -26,7 +26,9 @@ hand, then run lore doctor again. Every rewrite is atomic and is refused if
 it would lose a record.
 
 It also counts the records whose anchored code changed, moved or vanished
-('lore stale' lists them); those are not problems of the store.
+('lore stale' lists them); those are not problems of the store. And it
+checks every shard against lore's index, which other commands trust by
+directory: a shard edited in place by hand is read again.
 
 Exits 1 while problems remain.`
 
@@ -48,7 +50,16 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	stale, anchored := e.countStale(ctx, s)
+	// Doctor reads every shard; it brings the index up to date as
+	// thoroughly, so that a shard edited in place by hand (which no other
+	// command looks for, see index.SnapshotOptions.Thorough) is read again.
+	thorough := indexOptions
+	thorough.Thorough = true
+	snap, snapErr := index.Open(ctx, s, thorough)
+	stale, anchored := 0, 0
+	if snapErr == nil {
+		stale, anchored = e.countStale(ctx, s, snap)
+	}
 	open := 0
 	for _, p := range probs {
 		if !p.Fixed {
@@ -95,13 +106,9 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 
 // countStale is how many records in force have anchored code that moved
 // on, of how many are anchored; zeros when that cannot be told.
-func (e *env) countStale(ctx context.Context, s *store.Store) (stale, anchored int) {
+func (e *env) countStale(ctx context.Context, s *store.Store, snap *index.Snapshot) (stale, anchored int) {
 	k := e.codeChecker(s)
 	if k == nil {
-		return 0, 0
-	}
-	snap, err := index.Open(ctx, s, indexOptions)
-	if err != nil {
 		return 0, 0
 	}
 	out, anchored := staleRecords(ctx, snap, k)

@@ -329,3 +329,31 @@ func TestPatternsEditedInPlaceAreSeenOutsidePrompts(t *testing.T) {
 	os.Chtimes(path, time.Now().Add(-30*time.Minute), time.Now().Add(-30*time.Minute))
 	mustMatch(t, s, open(t, s, false), "hand edit")
 }
+
+// A JSONL shard edited in place by hand changes neither its directory nor
+// a shard this checkout appends to: only a thorough scan (doctor's) sees it.
+func TestThoroughScanSeesJSONLEditedInPlace(t *testing.T) {
+	s := newTestStore(t)
+	capture(t, s, record.Decision, "use redis for caching")
+	old := filepath.Join(s.Dir, "journal", "2001-01")
+	files, _ := s.Files(record.Decision)
+	os.MkdirAll(old, 0o755)
+	path := filepath.Join(old, "main-x.jsonl")
+	os.Rename(files[0], path)
+	age(t, s.Dir, time.Hour)
+	open(t, s, false)
+	data, _ := os.ReadFile(path)
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0) // in place, as VS Code saves
+	f.Write([]byte(strings.Replace(string(data), "use redis", "use valkey", 1)))
+	f.Close()
+	os.Chtimes(path, time.Now().Add(-30*time.Minute), time.Now().Add(-30*time.Minute))
+	if got := state(open(t, s, false)); !slices.Equal(got, state(open(t, s, false))) || strings.Contains(strings.Join(got, " "), "valkey") {
+		t.Fatalf("a plain scan read the in-place edit (%v): the test no longer shows what Thorough adds", got)
+	}
+	snap, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: tokenizer(), Thorough: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMatch(t, s, snap, "in-place edit, thorough scan")
+	mustMatch(t, s, open(t, s, false), "plain scan after a thorough one")
+}

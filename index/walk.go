@@ -88,7 +88,8 @@ func (sc *scan) readDir(k record.Kind, rel string) *dirRead {
 
 // statDir stats directory rel and compares it with the index; done is
 // true when that is all there is to read of it: gone, in error, or
-// unchanged (but for patterns outside prompts, whose shards are stat'ed).
+// unchanged (but for patterns outside prompts, and every kind in a
+// thorough scan, whose shards are stat'ed).
 func (sc *scan) statDir(k record.Kind, rel string) (d *dirRead, done bool) {
 	d = &dirRead{rel: rel}
 	abs := filepath.Join(sc.store.Dir, rel)
@@ -115,7 +116,7 @@ func (sc *scan) statDir(k record.Kind, rel string) (d *dirRead, done bool) {
 	d.moved = d.prev == nil || d.prev.mtime != mtime || mtime >= sc.old.written-racyWindow
 	if !d.moved {
 		d.entry.subdirs = d.prev.subdirs
-		if k != record.Pattern || sc.prompt {
+		if !sc.thorough && (k != record.Pattern || sc.prompt) {
 			return d, true
 		}
 	}
