@@ -347,7 +347,7 @@ func TestThoroughScanSeesJSONLEditedInPlace(t *testing.T) {
 	f.Write([]byte(strings.Replace(string(data), "use redis", "use valkey", 1)))
 	f.Close()
 	os.Chtimes(path, time.Now().Add(-30*time.Minute), time.Now().Add(-30*time.Minute))
-	if got := state(open(t, s, false)); !slices.Equal(got, state(open(t, s, false))) || strings.Contains(strings.Join(got, " "), "valkey") {
+	if got := state(open(t, s, false)); strings.Contains(strings.Join(got, " "), "valkey") {
 		t.Fatalf("a plain scan read the in-place edit (%v): the test no longer shows what Thorough adds", got)
 	}
 	snap, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: tokenizer(), Thorough: true})
