@@ -90,6 +90,8 @@ func parseEvalRecord(t testing.TB, n int, line string, now time.Time) *record.Re
 		case "":
 		case "rationale":
 			r.Rationale = v
+		case "alternatives":
+			r.Alternatives = v
 		case "context":
 			r.Context = v
 		case "solution":
