@@ -45,7 +45,7 @@ func loadEval(t testing.TB, now time.Time) (recs []*record.Record, ids map[strin
 		case strings.HasPrefix(line, "!"):
 			cases = append(cases, evalCase{strings.TrimSpace(strings.TrimPrefix(line, "!")), ""})
 		default:
-			r := parseEvalRecord(t, n, line, now)
+			r := parseEvalRecord(t, "testdata/eval.txt", n, line, now)
 			ids[strings.TrimSpace(strings.SplitN(line, "|", 2)[0])] = r.ID
 			recs = append(recs, r)
 		}
@@ -58,17 +58,17 @@ func loadEval(t testing.TB, now time.Time) (recs []*record.Record, ids map[strin
 	return recs, ids, cases
 }
 
-func parseEvalRecord(t testing.TB, n int, line string, now time.Time) *record.Record {
+func parseEvalRecord(t testing.TB, path string, n int, line string, now time.Time) *record.Record {
 	f := strings.Split(line, "|")
 	if len(f) != 7 {
-		t.Fatalf("eval.txt:%d: want 7 fields, have %d", n, len(f))
+		t.Fatalf("%s:%d: want 7 fields, have %d", path, n, len(f))
 	}
 	for i := range f {
 		f[i] = strings.TrimSpace(f[i])
 	}
 	kind, err := record.ParseKind(f[1])
 	if err != nil {
-		t.Fatalf("eval.txt:%d: %v", n, err)
+		t.Fatalf("%s:%d: %v", path, n, err)
 	}
 	age, _ := strconv.Atoi(f[2])
 	created := now.Add(-time.Duration(age) * 24 * time.Hour)
@@ -107,7 +107,7 @@ func parseEvalRecord(t testing.TB, n int, line string, now time.Time) *record.Re
 		case "blocked":
 			r.Blocked = append(r.Blocked, v)
 		default:
-			t.Fatalf("eval.txt:%d: unknown field %q", n, k)
+			t.Fatalf("%s:%d: unknown field %q", path, n, k)
 		}
 	}
 	return r

@@ -81,7 +81,7 @@ func readRecords(t testing.TB, path string, now time.Time, ids map[string]string
 		if ids[key] != "" {
 			t.Fatalf("%s:%d: key %q used twice", path, n, key)
 		}
-		r := parseEvalRecord(t, n, line, now)
+		r := parseEvalRecord(t, path, n, line, now)
 		ids[key] = r.ID
 		recs = append(recs, r)
 	}
