@@ -312,21 +312,30 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 	mustMatch(t, s, open(t, s, true), "no manifest")
 }
 
-func TestPatternsEditedInPlaceAreSeenOutsidePrompts(t *testing.T) {
-	s := newTestStore(t)
-	capture(t, s, record.Pattern, "old wording")
-	old := filepath.Join(s.Dir, "patterns", "2001-01")
-	files, _ := s.Files(record.Pattern)
+// editInPlace captures a record of kind k reading text, makes its shard
+// an old one (an earlier month, everything aged, the index written after),
+// then rewrites the shard in place, as some editors save (VS Code), with
+// text changed to edited and the file's mtime kept in the past.
+func editInPlace(t *testing.T, s *store.Store, k record.Kind, text, edited string) {
+	t.Helper()
+	capture(t, s, k, text)
+	old := filepath.Join(s.Dir, k.Dir(), "2001-01")
+	files, _ := s.Files(k)
 	os.MkdirAll(old, 0o755)
-	os.Rename(files[0], filepath.Join(old, "main-x.toml"))
+	path := filepath.Join(old, "main-x"+k.Ext())
+	os.Rename(files[0], path)
 	age(t, s.Dir, time.Hour)
 	open(t, s, false)
-	path := filepath.Join(old, "main-x.toml")
 	data, _ := os.ReadFile(path)
-	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0) // in place, as some editors do
-	f.Write([]byte(strings.Replace(string(data), "old wording", "new wording", 1)))
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	f.Write([]byte(strings.Replace(string(data), text, edited, 1)))
 	f.Close()
 	os.Chtimes(path, time.Now().Add(-30*time.Minute), time.Now().Add(-30*time.Minute))
+}
+
+func TestPatternsEditedInPlaceAreSeenOutsidePrompts(t *testing.T) {
+	s := newTestStore(t)
+	editInPlace(t, s, record.Pattern, "old wording", "new wording")
 	mustMatch(t, s, open(t, s, false), "hand edit")
 }
 
@@ -334,19 +343,7 @@ func TestPatternsEditedInPlaceAreSeenOutsidePrompts(t *testing.T) {
 // a shard this checkout appends to: only a thorough scan (doctor's) sees it.
 func TestThoroughScanSeesJSONLEditedInPlace(t *testing.T) {
 	s := newTestStore(t)
-	capture(t, s, record.Decision, "use redis for caching")
-	old := filepath.Join(s.Dir, "journal", "2001-01")
-	files, _ := s.Files(record.Decision)
-	os.MkdirAll(old, 0o755)
-	path := filepath.Join(old, "main-x.jsonl")
-	os.Rename(files[0], path)
-	age(t, s.Dir, time.Hour)
-	open(t, s, false)
-	data, _ := os.ReadFile(path)
-	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0) // in place, as VS Code saves
-	f.Write([]byte(strings.Replace(string(data), "use redis", "use valkey", 1)))
-	f.Close()
-	os.Chtimes(path, time.Now().Add(-30*time.Minute), time.Now().Add(-30*time.Minute))
+	editInPlace(t, s, record.Decision, "use redis for caching", "use valkey for caching")
 	if got := state(open(t, s, false)); strings.Contains(strings.Join(got, " "), "valkey") {
 		t.Fatalf("a plain scan read the in-place edit (%v): the test no longer shows what Thorough adds", got)
 	}

@@ -123,9 +123,7 @@ func TestRelevanceSmoke(t *testing.T) {
 	t.Logf("smoke: %d records: %s", len(recs), res)
 	// 35/42 and 0/20 since the unseen-word weight and the gate were last
 	// chosen (39/42 before): a floor just under that.
-	if res.hitRate() < 0.8 || res.falseRate() > 0.1 {
-		t.Errorf("smoke evaluation regressed: %s", res)
-	}
+	checkFloor(t, "smoke evaluation", res, 0.8, 0.1)
 }
 
 // evalResult counts one evaluation's outcome.
@@ -136,6 +134,16 @@ type evalResult struct {
 
 func (r evalResult) hitRate() float64   { return float64(r.hits) / float64(max(r.targeted, 1)) }
 func (r evalResult) falseRate() float64 { return float64(r.falseInj) / float64(max(r.unrelated, 1)) }
+
+// checkFloor fails the test when res is under a floor: fewer hits than
+// hitRate or more false injections than falseRate.
+func checkFloor(t *testing.T, what string, res evalResult, hitRate, falseRate float64) {
+	t.Helper()
+	if res.hitRate() < hitRate || res.falseRate() > falseRate {
+		t.Errorf("%s: regressed below the floor (hit rate ≥ %.0f%%, false injections ≤ %.0f%%): %s",
+			what, 100*hitRate, 100*falseRate, res)
+	}
+}
 
 func (r evalResult) String() string {
 	return fmt.Sprintf("hit rate %d/%d = %.1f%%, false injections %d/%d = %.1f%%, %.2f items per targeted prompt",

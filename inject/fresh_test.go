@@ -45,10 +45,7 @@ func TestRelevanceFresh(t *testing.T) {
 		for _, m := range res.misses {
 			t.Log("  ", m)
 		}
-		if res.hitRate() < freshFloorHitRate || res.falseRate() > freshFloorFalseRate {
-			t.Errorf("%s: regressed below the fresh set's floor (hit rate ≥ %.0f%%, false injections ≤ %.0f%%): %s",
-				store.name, 100*freshFloorHitRate, 100*freshFloorFalseRate, res)
-		}
+		checkFloor(t, "fresh set, "+store.name, res, freshFloorHitRate, freshFloorFalseRate)
 	}
 }
 

@@ -173,10 +173,7 @@ func TestRelevance(t *testing.T) {
 			t.Logf("%s: short of the targets (hit rate ≥ %.0f%%, false injections ≤ %.0f%%)",
 				store.name, 100*targetHitRate, 100*targetFalseRate)
 		}
-		if res.hitRate() < floorHitRate || res.falseRate() > floorFalseRate {
-			t.Errorf("%s: regressed below the floor (hit rate ≥ %.0f%%, false injections ≤ %.0f%%): %s",
-				store.name, 100*floorHitRate, 100*floorFalseRate, res)
-		}
+		checkFloor(t, store.name, res, floorHitRate, floorFalseRate)
 	}
 }
 
