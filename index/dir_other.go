@@ -32,14 +32,15 @@ func listDir(dir, ext string) ([]dirItem, error) {
 	return items, nil
 }
 
-// statNames states the regular files names in dir; a name that is gone or
-// no longer a regular file is left out.
-func statNames(dir string, names []string) ([]dirItem, error) {
+// statNames states the shards rels (paths in the store) in dir, each named
+// by what follows its first skip bytes; a shard that is gone or no longer a
+// regular file is left out.
+func statNames(dir string, rels []string, skip int) ([]dirItem, error) {
 	var items []dirItem
-	for _, name := range names {
-		fi, err := os.Stat(filepath.Join(dir, name))
+	for _, rel := range rels {
+		fi, err := os.Stat(filepath.Join(dir, rel[skip:]))
 		if err == nil && fi.Mode().IsRegular() {
-			items = append(items, dirItem{name: name, st: stateOf(fi)})
+			items = append(items, dirItem{name: rel[skip:], rel: rel, st: stateOf(fi)})
 		}
 	}
 	return items, nil

@@ -41,19 +41,20 @@ func listDir(dir, ext string) ([]dirItem, error) {
 	return items, nil
 }
 
-// statNames states the regular files names in dir, relative to the open
-// directory; a name that is gone or no longer a regular file is left out.
-func statNames(dir string, names []string) ([]dirItem, error) {
+// statNames states the shards rels (paths in the store) in dir, each named
+// by what follows its first skip bytes, relative to the open directory; a
+// shard that is gone or no longer a regular file is left out.
+func statNames(dir string, rels []string, skip int) ([]dirItem, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	fd := int(f.Fd())
-	items := make([]dirItem, 0, len(names))
-	for _, name := range names {
-		if st, ok := statAt(fd, name); ok {
-			items = append(items, dirItem{name: name, st: st})
+	items := make([]dirItem, 0, len(rels))
+	for _, rel := range rels {
+		if st, ok := statAt(fd, rel[skip:]); ok {
+			items = append(items, dirItem{name: rel[skip:], rel: rel, st: st})
 		}
 	}
 	return items, nil

@@ -23,7 +23,7 @@ func tokenizer() Tokenizer {
 	}}
 }
 
-func newTestStore(t *testing.T) *store.Store {
+func newTestStore(t testing.TB) *store.Store {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), ".lore")
 	if _, err := store.Init(dir); err != nil {
@@ -38,7 +38,7 @@ func newTestStore(t *testing.T) *store.Store {
 }
 
 // age moves the mtime of everything in the store but .local back by d.
-func age(t *testing.T, dir string, d time.Duration) {
+func age(t testing.TB, dir string, d time.Duration) {
 	t.Helper()
 	when := time.Now().Add(-d)
 	filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
@@ -195,7 +195,7 @@ func TestAppendParsesOnlyTheAppendedShard(t *testing.T) {
 	}
 }
 
-func writeRecords(t *testing.T, path string, k record.Kind, n, seed int) []*record.Record {
+func writeRecords(t testing.TB, path string, k record.Kind, n, seed int) []*record.Record {
 	t.Helper()
 	var b strings.Builder
 	var out []*record.Record
@@ -247,7 +247,7 @@ func TestDeadlineCutBuildIsNeverTakenAsComplete(t *testing.T) {
 // some and adds others, in old months too.
 // writeShards writes n journal shards of perShard decisions each, spread
 // over twelve months, and returns their paths.
-func writeShards(t *testing.T, s *store.Store, n, perShard int) []string {
+func writeShards(t testing.TB, s *store.Store, n, perShard int) []string {
 	var paths []string
 	for i := range n {
 		p := filepath.Join(s.Dir, "journal", fmt.Sprintf("2024-%02d", i%12+1), fmt.Sprintf("main-s%03d.jsonl", i))

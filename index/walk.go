@@ -138,11 +138,11 @@ func (sc *scan) readEntries(k record.Kind, d *dirRead) {
 		// only the shards the index knows are stat'ed, by name, without
 		// reading the directory: people edit patterns files in place,
 		// which changes the file and not its directory.
-		names := make([]string, 0, len(known))
+		rels := make([]string, 0, len(known))
 		for frel := range known {
-			names = append(names, filepath.Base(frel))
+			rels = append(rels, frel)
 		}
-		items, err = statNames(abs, names)
+		items, err = statNames(abs, rels, len(rel)+1)
 	}
 	if err != nil {
 		d.err = err
@@ -155,11 +155,14 @@ func (sc *scan) readEntries(k record.Kind, d *dirRead) {
 			}
 			continue
 		}
-		frel := filepath.Join(rel, it.name)
+		frel := it.rel
+		if frel == "" {
+			frel = filepath.Join(rel, it.name)
+		}
 		kf, ok := known[frel]
 		delete(known, frel)
 		d.seen = append(d.seen, frel)
-		if !ok || !kf.holds(filepath.Join(sc.store.Dir, frel), it.st) {
+		if !ok || !kf.holds(sc.store.Dir, frel, it.st) {
 			d.jobs = append(d.jobs, parseJob{frel, it.st.size, it.st.mtime, it.st.ino})
 		}
 	}
@@ -253,11 +256,11 @@ type knownFile struct {
 	written int64 // when the describing segment was written
 }
 
-// holds says whether the index holds the shard at abs as fi shows it: same
+// holds says whether the index holds shard rel of the store in dir as st shows it: same
 // size, mtime and inode; and, if it was modified so close to the index's
 // writing that a change could hide in the same timestamp, the same content
 // (by checksum: reading a file costs far less than parsing it again).
-func (kf knownFile) holds(abs string, st fileState) bool {
+func (kf knownFile) holds(dir, rel string, st fileState) bool {
 	mtime := st.mtime
 	if kf.gone || kf.size != st.size || kf.mtime != mtime || kf.ino != st.ino {
 		return false
@@ -265,7 +268,7 @@ func (kf knownFile) holds(abs string, st fileState) bool {
 	if mtime < kf.written-racyWindow {
 		return true
 	}
-	data, err := os.ReadFile(abs)
+	data, err := os.ReadFile(filepath.Join(dir, rel))
 	return err == nil && int64(len(data)) == kf.size && checksum(data) == kf.sum
 }
 
@@ -277,9 +280,15 @@ var crc32c = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.C
 // known is the index's newest description of each shard in directory dir
 // (directly, or at any depth if deep) that it does not hold as removed.
 func (sc *scan) known(dir string, deep bool) map[string]knownFile {
-	known := map[string]knownFile{}
-	for _, seg := range sc.segs { // oldest first: newer descriptions replace older
-		for _, fi := range seg.filesUnder(dir, deep) {
+	under := make([][]int, len(sc.segs))
+	n := 0
+	for i, seg := range sc.segs {
+		under[i] = seg.filesUnder(dir, deep)
+		n += len(under[i])
+	}
+	known := make(map[string]knownFile, n)
+	for i, seg := range sc.segs { // oldest first: newer descriptions replace older
+		for _, fi := range under[i] {
 			e, _ := seg.fileStat(fi)
 			known[e.rel] = knownFile{e, seg.written}
 		}
@@ -296,15 +305,16 @@ func (sc *scan) known(dir string, deep bool) map[string]knownFile {
 func (sc *scan) check(rel string, fi fs.FileInfo) {
 	sc.seen[rel] = true
 	st := stateOf(fi)
-	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(filepath.Join(sc.store.Dir, rel), st) {
+	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(sc.store.Dir, rel, st) {
 		return
 	}
 	sc.jobs = append(sc.jobs, parseJob{rel, st.size, st.mtime, st.ino})
 }
 
-// dirItem is a subdirectory or a shard that listDir found.
+// dirItem is a subdirectory or a shard that listDir or statNames found.
 type dirItem struct {
 	name  string
+	rel   string // the shard's path in the store, when statNames was given it
 	isDir bool
 	st    fileState
 }
