@@ -28,7 +28,7 @@ func TestRelevanceFresh(t *testing.T) {
 		if large {
 			main = slices.Concat(set.records, set.distractors)
 		}
-		devFloor[large] = newBM25(main, set.ids).bestFloor(set.dev, evaluate(t, main, set.ids, set.dev, now).falseRate())
+		devFloor[large] = newBM25(main, set.ids).bestFloor(set.dev, set.devResult(t, main, now).falseRate())
 	}
 	for _, fs := range freshSets {
 		fresh := readRecords(t, filepath.Join(dir, fs.name+"-records.txt"), now, set.ids)

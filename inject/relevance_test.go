@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -156,7 +157,7 @@ func TestRelevance(t *testing.T) {
 		// that, on the dev half, lets through no more than lore does there.
 		devRes := res
 		if half != "dev" {
-			devRes = evaluate(t, store.recs, set.ids, set.dev, now)
+			devRes = set.devResult(t, store.recs, now)
 		}
 		matched := bm.bestFloor(set.dev, devRes.falseRate())
 		t.Logf("%s half, %s: BM25 with score floor %.2f (lore's dev false-injection rate, %.1f%%, on dev): %s",
@@ -176,6 +177,25 @@ func TestRelevance(t *testing.T) {
 		checkFloor(t, store.name, res, floorHitRate, floorFalseRate)
 	}
 }
+
+// devResult is lore's result on the dev half in a store of recs (the main
+// set's records, with or without the distractors), worked out once for the
+// tests that choose BM25's floor at lore's dev false-injection rate.
+func (set *relevanceSet) devResult(t testing.TB, recs []*record.Record, now time.Time) evalResult {
+	devResults.Lock()
+	defer devResults.Unlock()
+	res, ok := devResults.byStore[len(recs)]
+	if !ok {
+		res = evaluate(t, recs, set.ids, set.dev, now)
+		devResults.byStore[len(recs)] = res
+	}
+	return res
+}
+
+var devResults = struct {
+	sync.Mutex
+	byStore map[int]evalResult
+}{byStore: map[int]evalResult{}}
 
 // The relevance issue's targets for the test half, which the ranker does
 // not reach yet (the test says by how much), and the floor it must not
