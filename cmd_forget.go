@@ -11,6 +11,7 @@ import (
 	"lore/gitrepo"
 	"lore/index"
 	"lore/record"
+	"lore/store"
 )
 
 const forgetHelp = `Usage: lore forget <id> --purge [--yes]
@@ -19,6 +20,10 @@ Remove every version of a record from the store's files: the one rewrite
 lore does, for a record captured by mistake (a secret that slipped past the
 scrubber, say). To retire a record normally, append instead: lore journal
 abandon, lore patterns deprecate, lore inbox dismiss.
+
+A tombstone (the ID, nothing the record said) stays, so that a version
+another branch holds, merged later, stays purged: lore doctor names it,
+and forget --purge again removes it.
 
 Promotion copies a record's text into the record it becomes, so the records
 derived from it (the record it was promoted to, any record made from it, and
@@ -48,11 +53,19 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	ids := set.Lineage(id)
+	if len(contentVersions(set, id)) == 0 {
+		return &store.NotFoundError{Ref: record.ShortID(id), Purged: true}
+	}
 	if !*yes {
 		lines := make([]string, len(ids))
 		for i, d := range ids {
-			n := len(set.History(d))
-			lines[i] = fmt.Sprintf("%s (%q, %d version%s", record.ShortID(d), record.CutText(set.Get(d).Title(), 60), n, plural(n))
+			vs := contentVersions(set, d)
+			n := len(vs)
+			title := ""
+			if n > 0 {
+				title = vs[n-1].Title()
+			}
+			lines[i] = fmt.Sprintf("%s (%q, %d version%s", record.ShortID(d), record.CutText(title, 60), n, plural(n))
 			if d != id {
 				lines[i] += ", derived from " + record.ShortID(id)
 			}
@@ -76,6 +89,9 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	for _, p := range purged {
+		if p.Versions == 0 {
+			continue
+		}
 		fmt.Fprintf(e.stdout, "purged %s: %d version%s from %s\n", record.ShortID(p.ID), p.Versions, plural(p.Versions), strings.Join(p.Files, ", "))
 	}
 	// Other records are the user's to judge: a quote may be deliberate,
@@ -94,6 +110,19 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 	fmt.Fprintln(e.stderr, "lore: to purge it from history too, rewrite those commits (git filter-repo, or an interactive rebase before pushing),")
 	fmt.Fprintln(e.stderr, "lore: force-push, and have collaborators re-clone; if it held a secret, rotate the secret now.")
 	return nil
+}
+
+// contentVersions are the versions of id that say something: all but a
+// purge's tombstones (a record purged before has versions again when a
+// merge brought some back).
+func contentVersions(set *store.Set, id string) []*record.Record {
+	var out []*record.Record
+	for _, v := range set.History(id) {
+		if !v.Purged() {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // commitsHolding names the commits that added or removed any of ids, if

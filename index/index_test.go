@@ -354,3 +354,44 @@ func TestThoroughScanSeesJSONLEditedInPlace(t *testing.T) {
 	mustMatch(t, s, snap, "in-place edit, thorough scan")
 	mustMatch(t, s, open(t, s, false), "plain scan after a thorough one")
 }
+
+// A purge's tombstone supersedes a version another segment holds, however
+// late its timestamp: merged from a branch that purged the record, it
+// leaves purged a revision made later on a branch that had not seen it.
+func TestTombstoneSupersedesAVersionInAnotherSegment(t *testing.T) {
+	defer func(n int) { smallSegment = n }(smallSegment)
+	smallSegment = 0 // the merged shard stays a segment of its own
+	s := newTestStore(t)
+	writeShards(t, s, 40, 3)
+	r := capture(t, s, record.Decision, "the host is db-prod-7")
+	later := r.Derive(r.Time.Add(time.Hour), record.Origin{Branch: "main"})
+	later.Text = "the host is db-prod-7, renamed"
+	if err := s.Append(later); err != nil {
+		t.Fatal(err)
+	}
+	age(t, s.Dir, time.Hour)
+	mustMatch(t, s, open(t, s, true), "before the merge")
+	// The merge brings the other branch's shard: the purge's tombstone,
+	// older than the revision.
+	line, _ := record.Tombstone(r, r.Time.Add(time.Minute), record.Origin{Branch: "other"}).MarshalLine()
+	p := filepath.Join(s.Dir, "journal", "2030-01", "other-0000000-merged.jsonl")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	when := time.Now().Add(-30 * time.Minute) // the rest keeps its times, so it is not parsed again
+	for _, f := range []string{p, filepath.Dir(p), filepath.Dir(filepath.Dir(p))} {
+		os.Chtimes(f, when, when)
+	}
+	snap := open(t, s, true)
+	if len(snap.segs) < 2 {
+		t.Fatalf("%d segments: the test needs the tombstone in a segment of its own", len(snap.segs))
+	}
+	mustMatch(t, s, snap, "after the merge")
+	if _, err := snap.Resolve(r.ID); err == nil || !strings.Contains(err.Error(), "was purged") {
+		t.Errorf("Resolve(%s) of a purged record: %v", r.ID, err)
+	}
+	if len(snap.Postings("renamed")) != 0 {
+		t.Error("the purged record's revision is searchable")
+	}
+}

@@ -110,6 +110,9 @@ func resolve(segs []*segment) *resolution {
 // newerVersion orders two versions of one record as record.Newer does,
 // decoding them only when their timestamps tie.
 func newerVersion(segs []*segment, sa, ra, sb, rb int) bool {
+	if pa, pb := segs[sa].purged(ra), segs[sb].purged(rb); pa != pb {
+		return pa
+	}
 	ta, tb := segs[sa].rowTime(ra), segs[sb].rowTime(rb)
 	if ta != tb {
 		return ta > tb

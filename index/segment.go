@@ -24,12 +24,15 @@ import (
 // Layout: magic, a header of counts and section lengths, the tokenizer's
 // version, then the sections in the order of the fields below.
 
-const segMagic = "LORESEG7"
+const segMagic = "LORESEG8"
 
 const (
 	rowSize = 56
 	// flagNewest marks the newest version of its ID within the segment.
 	flagNewest = 1
+	// flagPurged marks a purge's tombstone: when it is the current version,
+	// the record is gone.
+	flagPurged = 2
 )
 
 // header fields after the magic, each a little-endian uint64.
@@ -63,7 +66,7 @@ type segment struct {
 	written                  int64
 	nFiles, nRows, nTerms    int
 	sumTitle, sumBody        int
-	nNewest                  int
+	nNewest                  int // rows newest of their ID in the segment, tombstones left out
 	fileIdx, fileData        []byte
 	rows, flags, strs        []byte
 	meta                     []byte
@@ -214,6 +217,7 @@ func (s *segment) rowCreated(i int) int64 { return int64(binary.LittleEndian.Uin
 func (s *segment) rowFile(i int) int { return u32(s.row(i), 5) }
 
 func (s *segment) newest(i int) bool { return s.flags[i]&flagNewest != 0 }
+func (s *segment) purged(i int) bool { return s.flags[i]&flagPurged != 0 }
 
 // eachAnchored calls fn with each row that names code and its anchors, in
 // row order, from the anchor table; it stops at a damaged entry. The

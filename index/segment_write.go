@@ -33,6 +33,7 @@ type version struct {
 	fields        [nFields]uint32 // kind, status, error type, tool, numbered
 	time, created int64           // UnixNano
 	confidence    float64         // NaN: none
+	purged        bool            // a purge's tombstone, which supersedes every other version
 	enc           []byte
 	terms         []uint32 // the headline's terms, then the body's
 	nTitle        int
@@ -50,7 +51,7 @@ const (
 // newVersion is r's version, r encoded as enc, its strings numbered in dict.
 func newVersion(r *record.Record, enc []byte, title, body []string, dict *termDict) version {
 	v := version{id: r.ID, time: r.Time.UnixNano(), created: r.Created.UnixNano(), confidence: math.NaN(),
-		enc: enc, nTitle: len(title)}
+		purged: r.Purged(), enc: enc, nTitle: len(title)}
 	if r.Confidence != nil {
 		v.confidence = *r.Confidence
 	}
@@ -124,6 +125,12 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile, dict *t
 		a, b := x.v, y.v
 		if c := strings.Compare(a.id, b.id); c != 0 {
 			return c
+		}
+		if a.purged != b.purged { // as record.Newer orders them: the tombstone last
+			if a.purged {
+				return 1
+			}
+			return -1
 		}
 		if c := cmp.Compare(a.time, b.time); c != 0 {
 			return c
@@ -235,9 +242,14 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile, dict *t
 		meta.u16(nTitle)
 		meta.u16(nBody)
 		var fl byte
+		if v.purged {
+			fl |= flagPurged
+		}
 		if ri == len(rows)-1 || rows[ri+1].v.id != v.id {
 			fl |= flagNewest
-			newest++
+			if !v.purged {
+				newest++ // a record: a purged one is not
+			}
 			sumTitle += v.nTitle
 			sumBody += len(v.terms) - v.nTitle
 		}

@@ -84,6 +84,9 @@ func newSnapshot(segs []*segment, res *resolution) *Snapshot {
 		n += seg.nRows
 		s.count += seg.nNewest
 		res.flip[k].each(func(row int) {
+			if seg.purged(row) {
+				return // a tombstone is no record, current or not
+			}
 			if seg.newest(row) {
 				s.count--
 			} else {
@@ -103,6 +106,12 @@ func newSnapshot(segs []*segment, res *resolution) *Snapshot {
 }
 
 func (s *Snapshot) current(seg, row int) bool {
+	return s.live(seg, row) && !s.segs[seg].purged(row)
+}
+
+// live reports whether the row is its record's newest version: current,
+// unless it is a purge's tombstone, which leaves the record gone.
+func (s *Snapshot) live(seg, row int) bool {
 	return s.segs[seg].newest(row) != s.res.flip[seg].has(row)
 }
 
@@ -310,6 +319,7 @@ func (s *Snapshot) Resolve(ref string) (string, error) {
 		return "", &store.NotFoundError{Ref: ref}
 	}
 	var cands []string
+	purged := false
 	for k, seg := range s.segs {
 		for row := seg.firstRow(ref); row < seg.nRows; row++ {
 			id := seg.rowID(row)
@@ -322,13 +332,14 @@ func (s *Snapshot) Resolve(ref string) (string, error) {
 				}
 				cands = append(cands, id)
 			}
+			purged = purged || s.live(k, row) && seg.purged(row)
 		}
 	}
 	slices.Sort(cands)
 	cands = slices.Compact(cands)
 	switch len(cands) {
 	case 0:
-		return "", &store.NotFoundError{Ref: ref}
+		return "", &store.NotFoundError{Ref: ref, Purged: purged}
 	case 1:
 		return cands[0], nil
 	}

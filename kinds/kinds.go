@@ -41,6 +41,9 @@ func Check(r *record.Record) error {
 	if !ok {
 		return fmt.Errorf("unknown kind %q", r.Kind)
 	}
+	if r.Purged() {
+		return record.CheckTombstone(r)
+	}
 	return k.check(r)
 }
 

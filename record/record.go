@@ -21,6 +21,11 @@ const (
 	StatusDeprecated = "deprecated" // pattern no longer advised
 	StatusPromoted   = "promoted"   // observation turned into another record
 	StatusDismissed  = "dismissed"  // observation triaged away
+	// StatusPurged marks a tombstone: the version lore forget --purge
+	// leaves of a record it removed, with nothing the record said. It
+	// supersedes every other version, so a version a merge brings back
+	// from another branch stays hidden (and doctor reports it).
+	StatusPurged = "purged"
 )
 
 // Record is one version of one record. Every kind shares the envelope (V to
@@ -85,6 +90,28 @@ func (r *Record) Active() bool { return r.Status == StatusActive }
 
 // Short is the record's short ID.
 func (r *Record) Short() string { return ShortID(r.ID) }
+
+// Purged reports whether this version is a purge's tombstone.
+func (r *Record) Purged() bool { return r.Status == StatusPurged }
+
+// Tombstone is the version a purge leaves of r, stamped now by o: its
+// envelope, and none of what it said.
+func Tombstone(r *Record, now time.Time, o Origin) *Record {
+	return &Record{V: FormatVersion, ID: r.ID, Kind: r.Kind, Time: now.UTC(), Created: r.Created,
+		Status: StatusPurged, Author: o.Author, Branch: o.Branch, Commit: o.Commit}
+}
+
+// CheckTombstone is what a tombstone must satisfy: past its envelope (and
+// fields this build does not know), it says nothing.
+func CheckTombstone(r *Record) error {
+	c := *r
+	c.V, c.ID, c.Kind, c.Time, c.Created, c.Status = 0, "", "", time.Time{}, time.Time{}, ""
+	c.Author, c.Branch, c.Commit, c.Extra, c.Source = "", "", "", nil, Pos{}
+	if !reflect.DeepEqual(c, Record{}) {
+		return &FieldError{Field: "status", Value: r.Status, Want: "a purged record's version carries no content"}
+	}
+	return nil
+}
 
 // Derive returns a copy of r to be appended as its next version: same ID,
 // same creation time and unknown fields, a fresh timestamp and origin.
@@ -251,10 +278,14 @@ func (r *Record) Validate() error {
 	return nil
 }
 
-// Newer reports whether a supersedes b: the later timestamp wins, never the
-// position in a file. Equal timestamps are broken by content so every clone
-// picks the same winner; lore doctor reports such ties.
+// Newer reports whether a supersedes b: a purge's tombstone wins, then the
+// later timestamp, never the position in a file. Equal timestamps are
+// broken by content so every clone picks the same winner; lore doctor
+// reports such ties.
 func Newer(a, b *Record) bool {
+	if a.Purged() != b.Purged() {
+		return a.Purged() // a purge holds, whatever a merge brings back
+	}
 	if !a.Time.Equal(b.Time) {
 		return a.Time.After(b.Time)
 	}

@@ -168,8 +168,8 @@ func (tx *Tx) Current(k record.Kind, ref string) (*record.Record, error) {
 			}
 		}
 	}
-	if newest == nil {
-		return nil, &NotFoundError{ref}
+	if newest == nil || newest.Purged() {
+		return nil, &NotFoundError{Ref: ref, Purged: newest != nil}
 	}
 	return newest, nil
 }

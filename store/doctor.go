@@ -21,7 +21,7 @@ import (
 type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
-	Kind    string `json:"kind"` // malformed, torn, conflict, tie, newer-format, not-a-directory, attributes, temp-file, secret, config
+	Kind    string `json:"kind"` // malformed, torn, conflict, tie, purged, newer-format, not-a-directory, attributes, temp-file, secret, config
 	Message string `json:"message"`
 	Fixable bool   `json:"fixable"`
 	Fixed   bool   `json:"fixed"`
@@ -40,7 +40,8 @@ func (p Problem) String() string {
 const tempAge = time.Minute
 
 // Doctor checks the store: every shard parses, no torn tails or conflict
-// markers, no same-timestamp conflicts between versions, no record from a
+// markers, no same-timestamp conflicts between versions, no version of a
+// purged record brought back by a merge, no record from a
 // newer format, lore's .gitattributes and .gitignore, no leftover temporary
 // files, no secret already in the store. With fix it repairs only what it
 // can prove holds no record: a JSONL shard's torn tail (an interrupted
@@ -83,6 +84,7 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 		probs = append(probs, r.probs...)
 	}
 	probs = append(probs, s.ties(files, results)...)
+	probs = append(probs, s.backFromPurge(files, results)...)
 	for _, r := range results {
 		probs = append(probs, r.secrets...)
 	}
@@ -122,7 +124,7 @@ func (s *Store) checkShards(files []string, fix bool) []shardCheck {
 				c.probs, recs, c.err = s.checkShard(files[i], fix)
 				c.versions = make([]seenVersion, len(recs))
 				for j, v := range recs {
-					c.versions[j] = seenVersion{v.ID, v.Time}
+					c.versions[j] = seenVersion{v.ID, v.Time, int32(v.Source.Line), v.Purged()}
 					for _, f := range secrets.ScrubRecord(v.Derive(v.Time, record.Origin{})) {
 						c.secrets = append(c.secrets, Problem{File: v.Source.File, Line: v.Source.Line, Kind: "secret",
 							Message: fmt.Sprintf("%s holds a %s in %s: run 'lore forget %s --purge' and rotate the secret", record.ShortID(v.ID), f.Kind, f.Field, record.ShortID(v.ID))})

@@ -14,8 +14,10 @@ import (
 // the heap grow with the store, past what the collector is allowed at 300k
 // records (doctor took 1.9 s there against 0.49 s at 100k).
 type seenVersion struct {
-	id   string
-	time time.Time
+	id     string
+	time   time.Time
+	line   int32
+	purged bool // a purge's tombstone
 }
 
 // versionRef is the j-th record read from shard i.
@@ -80,6 +82,32 @@ func (s *Store) ties(files []string, results []shardCheck) []Problem {
 		probs = append(probs, Problem{File: b.Source.File, Line: b.Source.Line, Kind: "tie",
 			Message: fmt.Sprintf("%s has two different versions at %s (the other at %s); lore serves the one in %s: revise the record to settle it",
 				record.ShortID(a.ID), a.Time.Format(time.RFC3339Nano), a.Source, winner.Source)})
+	}
+	return probs
+}
+
+// backFromPurge reports every version of a purged record other than its
+// tombstones: a merge brought it back from a branch that held it (a
+// revision made there before the purge). Readers hide it; only another
+// purge removes its text from the files.
+func (s *Store) backFromPurge(files []string, results []shardCheck) []Problem {
+	purged := map[string]bool{}
+	for _, r := range results {
+		for _, v := range r.versions {
+			if v.purged {
+				purged[v.id] = true
+			}
+		}
+	}
+	var probs []Problem
+	for i, r := range results {
+		for _, v := range r.versions {
+			if purged[v.id] && !v.purged {
+				probs = append(probs, Problem{File: s.Rel(files[i]), Line: int(v.line), Kind: "purged",
+					Message: fmt.Sprintf("%s was purged, but a merge brought this version of it back (lore shows none of it): run 'lore forget %s --purge' to remove it from the files",
+						record.ShortID(v.id), record.ShortID(v.id))})
+			}
+		}
 	}
 	return probs
 }

@@ -16,7 +16,7 @@ import (
 // Purged says what Purge removed of one record.
 type Purged struct {
 	ID       string
-	Versions int
+	Versions int      // content versions; 0 for a record purged already, with nothing back
 	Files    []string // shards rewritten, relative to the repository
 }
 
@@ -130,7 +130,7 @@ func (s *Store) Purge(ids ...string) ([]Purged, error) {
 	for _, id := range ids {
 		hist := set.History(id)
 		if len(hist) == 0 {
-			return nil, &NotFoundError{id}
+			return nil, &NotFoundError{Ref: id}
 		}
 		for _, d := range set.Lineage(id) {
 			if !drop[d] {
@@ -138,8 +138,12 @@ func (s *Store) Purge(ids ...string) ([]Purged, error) {
 					record.ShortID(d), record.ShortID(id))
 			}
 		}
-		p := Purged{ID: id, Versions: len(hist)}
+		p := Purged{ID: id}
 		for _, v := range hist {
+			if v.Purged() {
+				continue // an earlier purge's tombstone: replaced below
+			}
+			p.Versions++
 			if !slices.Contains(p.Files, v.Source.File) {
 				p.Files = append(p.Files, v.Source.File)
 			}
@@ -161,6 +165,16 @@ func (s *Store) Purge(ids ...string) ([]Purged, error) {
 			return nil, err
 		}
 		if err := s.rewriteShard(path, data, withoutRecords(path, data, drop), drop); err != nil {
+			return nil, err
+		}
+	}
+	// A tombstone for each, so that a version another branch holds (a
+	// revision made there before the purge) stays purged when it is merged.
+	for _, p := range out {
+		if p.Versions == 0 {
+			continue // purged before, and nothing came back: its tombstone stands
+		}
+		if err := s.appendLocked(record.Tombstone(set.Get(p.ID), s.Clock(), s.Origin())); err != nil {
 			return nil, err
 		}
 	}

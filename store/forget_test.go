@@ -1,9 +1,12 @@
 package store
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"lore/record"
 )
@@ -114,13 +117,56 @@ func TestPurgeTakesThePromotedRecordsWithIt(t *testing.T) {
 	if strings.Contains(strings.ReplaceAll(all, quote.Rationale, ""), "10.0.0.5") {
 		t.Errorf("the text is still in a shard outside the quoting decision:\n%s", all)
 	}
+	after, err := s.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, id := range ids {
-		if strings.Contains(all, id) {
-			t.Errorf("%s is still in a shard", id)
+		if h := after.History(id); len(h) != 1 || !h[0].Purged() {
+			t.Errorf("%s: %d versions left, want its tombstone alone: %+v", id, len(h), h)
 		}
 	}
 	if got := allVersions(t, s, nil); !slices.Equal(got, others) {
 		t.Errorf("other records changed:\n got %q\nwant %q", got, others)
+	}
+}
+
+// A revision made on another branch before the purge lives in that
+// branch's own shard: the tombstone must keep it purged once merged, and
+// purging again removes it.
+func TestPurgeHoldsAgainstAVersionAMergeBringsBack(t *testing.T) {
+	s := newTestStore(t)
+	r := add(t, s, record.Decision, "the host is db-prod-7.corp", nil)
+	elsewhere := r.Derive(r.Time.Add(time.Hour), record.Origin{Author: "B", Branch: "other"})
+	elsewhere.Text = "internal host (renamed)"
+	if _, err := s.Purge(r.ID); err != nil {
+		t.Fatal(err)
+	}
+	// What the merge brings: the other branch's shard.
+	line, _ := elsewhere.MarshalLine()
+	other := filepath.Join(s.Dir, "journal", "2026-01", "other-0000000-merged.jsonl")
+	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := s.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur := set.Current(); len(cur) != 0 {
+		t.Errorf("the purged record is back: %+v", cur[0])
+	}
+	if got := set.Get(r.ID); got == nil || !got.Purged() {
+		t.Errorf("newest version %+v, want the tombstone", got)
+	}
+	purged, err := s.Purge(r.ID)
+	if err != nil || len(purged) != 1 || purged[0].Versions != 1 {
+		t.Fatalf("purging again: %+v, %v", purged, err)
+	}
+	if data, _ := os.ReadFile(other); strings.Contains(string(data), "renamed") {
+		t.Errorf("the version the merge brought back is still there: %s", data)
 	}
 }
 

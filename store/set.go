@@ -76,12 +76,12 @@ func sameVersion(a, b *record.Record) bool {
 }
 
 // Current returns the newest version of every record of the given kinds
-// (all if none), newest first.
+// (all if none), newest first; a purged record has none.
 func (set *Set) Current(kinds ...record.Kind) []*record.Record {
 	var out []*record.Record
 	for _, vs := range set.versions {
 		r := vs[len(vs)-1]
-		if len(kinds) == 0 || slices.Contains(kinds, r.Kind) {
+		if !r.Purged() && (len(kinds) == 0 || slices.Contains(kinds, r.Kind)) {
 			out = append(out, r)
 		}
 	}
@@ -97,7 +97,7 @@ func (set *Set) Current(kinds ...record.Kind) []*record.Record {
 // History returns every version of id, oldest first.
 func (set *Set) History(id string) []*record.Record { return set.versions[id] }
 
-// Get returns the current version of id.
+// Get returns the newest version of id (a purged record's tombstone).
 func (set *Set) Get(id string) *record.Record {
 	vs := set.versions[id]
 	if len(vs) == 0 {
@@ -107,9 +107,17 @@ func (set *Set) Get(id string) *record.Record {
 }
 
 // NotFoundError is an ID or prefix that names no record.
-type NotFoundError struct{ Ref string }
+type NotFoundError struct {
+	Ref    string
+	Purged bool // the record it named was purged
+}
 
-func (e *NotFoundError) Error() string { return fmt.Sprintf("no record matches %q", e.Ref) }
+func (e *NotFoundError) Error() string {
+	if e.Purged {
+		return fmt.Sprintf("%s was purged (lore forget --purge)", e.Ref)
+	}
+	return fmt.Sprintf("no record matches %q", e.Ref)
+}
 
 // AmbiguousError is a prefix that names several records.
 type AmbiguousError struct {
@@ -125,7 +133,7 @@ func (e *AmbiguousError) Error() string {
 func (set *Set) Resolve(ref string) (string, error) {
 	ref = strings.ToLower(strings.TrimSpace(ref))
 	if ref == "" {
-		return "", &NotFoundError{ref}
+		return "", &NotFoundError{Ref: ref}
 	}
 	if _, ok := set.versions[ref]; ok {
 		return ref, nil
@@ -138,7 +146,7 @@ func (set *Set) Resolve(ref string) (string, error) {
 	}
 	switch len(cands) {
 	case 0:
-		return "", &NotFoundError{ref}
+		return "", &NotFoundError{Ref: ref}
 	case 1:
 		return cands[0], nil
 	}

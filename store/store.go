@@ -179,7 +179,7 @@ func (s *Store) Append(r *record.Record) error {
 // never glued to the fragment.
 func (s *Store) appendLocked(r *record.Record) error {
 	s.Redacted = append(s.Redacted, secrets.ScrubRecord(r)...)
-	if strings.TrimSpace(r.Text) == "" {
+	if strings.TrimSpace(r.Text) == "" && !r.Purged() {
 		return ErrAllPrivate
 	}
 	if err := r.Validate(); err != nil {
