@@ -89,6 +89,31 @@ func repoAt(d string) (*Repo, bool) {
 	return r, true
 }
 
+// MainWorktree is the main worktree of a linked one: the directory git
+// checked the repository out in first, where its .git directory is. ok is
+// false for the main worktree itself, a submodule, a bare repository's
+// worktree, and a .git file whose git directory does not name it back
+// (git records each linked worktree in its own git directory, which a
+// copied or crafted .git file cannot write).
+func (r *Repo) MainWorktree() (root string, ok bool) {
+	if r.GitDir == r.CommonDir || filepath.Base(r.CommonDir) != ".git" ||
+		filepath.Dir(filepath.Clean(r.GitDir)) != filepath.Join(r.CommonDir, "worktrees") {
+		return "", false
+	}
+	back, err := os.ReadFile(filepath.Join(r.GitDir, "gitdir"))
+	if err != nil || !samePath(strings.TrimSpace(string(back)), filepath.Join(r.Root, ".git")) {
+		return "", false
+	}
+	return filepath.Dir(r.CommonDir), true
+}
+
+// samePath reports whether a and b name one file, symbolic links resolved.
+func samePath(a, b string) bool {
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
 // aboveCeiling reports whether root was found by climbing from dir to or
 // past a directory in ceilings (GIT_CEILING_DIRECTORIES).
 func aboveCeiling(dir, root, ceilings string) bool {

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"lore/gitrepo"
 	"lore/store"
 )
 
@@ -85,11 +86,38 @@ func List(getenv func(string) string) ([]string, error) {
 	return out, nil
 }
 
-// Trusted reports whether the user trusts the store at storeDir. Any
-// failure to read the list means no.
+// Trusted reports whether the user trusts the store at storeDir: it is
+// listed, or it is the store of a linked worktree (git worktree add, as
+// agents make to work in parallel) whose main worktree's store is listed,
+// one repository checked out twice. Any failure to read the list means no.
 func Trusted(getenv func(string) string, storeDir string) bool {
 	list, err := List(getenv)
-	return err == nil && slices.Contains(list, key(storeDir))
+	if err != nil {
+		return false
+	}
+	if slices.Contains(list, key(storeDir)) {
+		return true
+	}
+	main, ok := mainWorktreeStore(getenv, storeDir)
+	return ok && slices.Contains(list, key(main))
+}
+
+// mainWorktreeStore is where storeDir's store is in the main worktree, if
+// storeDir is in a linked one.
+func mainWorktreeStore(getenv func(string) string, storeDir string) (string, bool) {
+	repo, err := gitrepo.FindRepo(storeDir, getenv)
+	if err != nil {
+		return "", false
+	}
+	main, ok := repo.MainWorktree()
+	if !ok {
+		return "", false
+	}
+	rel, err := filepath.Rel(key(repo.Root), key(storeDir))
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	return filepath.Join(main, rel), true
 }
 
 // Add trusts the store at storeDir; it reports whether it was new.
