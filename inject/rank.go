@@ -119,11 +119,13 @@ type Options struct {
 }
 
 // Rank scores the records that match any of the query's keywords, best
-// first, and marks those the relevance gate lets through (see gate).
+// first, and marks those the relevance gate lets through (see gate). A
+// prompt that only asks to pick up earlier work ("where did we leave
+// off?") names nothing to match: it gets the latest handoff.
 func (ix *Index) Rank(text string, o Options) []Scored {
 	q := ix.prepare(StripInjected(text))
 	if q == nil {
-		return nil
+		return ix.latestHandoff(text, o)
 	}
 	size := ix.snap.Len()
 	avgTitle, avgBody := ix.snap.AvgTerms()
@@ -270,6 +272,20 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	}
 	ix.gate(out)
 	return out
+}
+
+// latestHandoff answers a prompt with no keywords: the newest active
+// handoff, if the prompt picks up earlier work.
+func (ix *Index) latestHandoff(text string, o Options) []Scored {
+	if resumes, _ := resumesWork(StripInjected(text)); !resumes || len(o.Kinds) > 0 && !slices.Contains(o.Kinds, record.Handoff) {
+		return nil
+	}
+	hs := ix.snap.Newest(1, func(k record.Kind, status string) bool { return k == record.Handoff && status == record.StatusActive })
+	if len(hs) == 0 {
+		return nil
+	}
+	return []Scored{{Rec: hs[0], Inject: true, Kind: ix.cfg.Weight(record.Handoff), Recency: 1, Status: 1, Named: 1, Code: 1, Resume: resumeBoost,
+		Why: "the prompt only asks to pick up earlier work: the latest handoff"}}
 }
 
 // candidate accumulates the evidence for record d over the prompt's words.
