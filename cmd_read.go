@@ -161,10 +161,11 @@ const searchHelp = `Usage: lore search <query> [--kind K] [--limit N] [--json]
 Search records with the same ranking the prompt hook uses: keywords from the
 query match record headlines, tags and bodies fuzzily (word forms, typos,
 synonyms from config.toml), weighted by kind and age. Unlike the hook,
-search shows weak matches too.`
+search shows weak matches too, and every record that holds each word of
+the query.`
 
 // searchMinEvidence lets search show weaker matches than the hook would
-// inject, but not records that share one common word with the query.
+// inject, but not records that share one common word of a longer query.
 const searchMinEvidence = 0.3
 
 func cmdSearch(ctx context.Context, e *env, args []string) error {

@@ -109,8 +109,10 @@ type Scored struct {
 type Options struct {
 	Now   time.Time
 	Kinds []record.Kind // only these kinds, if any
-	// MinEvidence drops candidates with less evidence from the result;
-	// zero keeps every record that matched a keyword.
+	// MinEvidence drops candidates with less evidence from the result,
+	// unless they match every keyword (a word common in the store has
+	// little evidence, but a record holding each word asked for is a
+	// result); zero keeps every record that matched a keyword.
 	MinEvidence float64
 	Limit       int // at most this many results; zero: all
 	// NoMatched leaves Scored.Matched empty: the hook shows no
@@ -258,7 +260,7 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	slices.SortFunc(cs, byScore)
 	var out []Scored
 	for _, c := range cs {
-		if c.sc.Evidence < o.MinEvidence {
+		if c.sc.Evidence < o.MinEvidence && c.matched != 1<<len(q.words)-1 {
 			continue
 		}
 		if o.Limit > 0 && len(out) == o.Limit {
