@@ -32,6 +32,9 @@ type Rendered struct {
 	Text    string
 	Full    []string // IDs shown whole
 	Summary []string // IDs shown as one-line summaries
+	// Repeated are the relevant records left out because the session was
+	// shown them already: with no block, the memory did not miss.
+	Repeated []string
 }
 
 // maxSummaryChars bounds a one-line summary, so one enormous record cannot

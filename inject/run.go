@@ -77,8 +77,15 @@ func promptContext(ix *Index, cfg *config.Config, prompt string, budgetTokens in
 		}
 		entries = append(entries, en)
 	}
-	if fresh == 0 {
-		return Rendered{}, nil // nothing the session has not seen: stay quiet
+	if fresh == 0 { // nothing the session has not seen: stay quiet
+		if len(entries) == 0 {
+			return Rendered{}, nil
+		}
+		repeated := make([]string, len(entries))
+		for i, en := range entries {
+			repeated[i] = en.ID
+		}
+		return Rendered{Repeated: repeated}, nil
 	}
 	r := Render("auto-injected", entries, budgetTokens*CharsPerToken, maxFull)
 	var shown []*record.Record
@@ -214,14 +221,17 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		r, shown = promptContext(ix, s.Config, hin.Prompt, budget, now, seen)
 		seen.Add(r.Full)
 		ev.Event, ev.Marks = receipts.Prompt, Marks(shown)
-		if r.Text == "" {
-			ev.Prompt = hin.Prompt
+		if r.Text == "" && len(r.Repeated) == 0 {
+			ev.Prompt = hin.Prompt // a prompt the memory had nothing for, for lore stats
 		}
 	}
 	// The resume view's git, inbox and trigger entries are not records.
 	ev.Full, ev.Summary, ev.Chars = recordIDs(r.Full), recordIDs(r.Summary), len(r.Text)
 	log.Append(ev)
-	if r.Text == "" {
+	switch {
+	case len(r.Repeated) > 0:
+		return errRepeated
+	case r.Text == "":
 		return errNothing
 	}
 	b, err := MarshalHookOutput(hin.Event, r.Text)
@@ -238,6 +248,10 @@ func recordIDs(ids []string) []string {
 
 // errNothing is the quiet outcome: no record is relevant.
 var errNothing = errors.New("nothing relevant to inject")
+
+// errRepeated is the quiet outcome when every relevant record was shown
+// earlier in the session.
+var errRepeated = fmt.Errorf("%w: this session was shown the relevant records already", errNothing)
 
 // IsNothing reports the quiet outcome, which is not a failure.
 func IsNothing(err error) bool { return errors.Is(err, errNothing) }
