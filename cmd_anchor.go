@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -120,9 +119,10 @@ func cmdAnchor(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	k := e.codeChecker(s)
-	r, err := s.Update(kind, ref, func(r *record.Record) error {
+	return e.update(s, kind, ref, func(r *record.Record) error {
 		next := anchors
 		if len(specs) == 0 {
+			var err error
 			if next, err = reanchor(ctx, repo, k, r); err != nil {
 				return err
 			}
@@ -132,12 +132,7 @@ func cmdAnchor(ctx context.Context, e *env, args []string) error {
 		}
 		r.Anchors = next
 		return nil
-	})
-	var ue *cliError
-	if errors.As(err, &ue) {
-		return err
-	}
-	return e.printUpdated(r, err, "re-anchored", "is anchored to the code as it is")
+	}, "re-anchored", "is anchored to the code as it is")
 }
 
 // reanchor follows r's anchors to where their code is now.

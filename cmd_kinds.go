@@ -76,19 +76,28 @@ func idVerb(name, usage, did, unchanged string, k record.Kind, change func(r *re
 		if err != nil {
 			return err
 		}
-		r, err := s.Update(k, fs.Arg(0), change)
-		return e.printUpdated(r, err, did, unchanged)
+		return e.update(s, k, fs.Arg(0), change, did, unchanged)
 	}}
 }
 
-// printUpdated reports a lifecycle verb's outcome: the new version's short
-// ID, or that the record was already so.
-func (e *env) printUpdated(r *record.Record, err error, did, unchanged string) error {
+// update appends the version change derives from the current one of the
+// record ref names and reports the outcome: the new version's short ID, or
+// that the record was already so. A change that makes a retired record
+// active again (validating a deprecated pattern, revising an abandoned
+// decision) says so: the user may not have known it was retired.
+func (e *env) update(s *store.Store, k record.Kind, ref string, change func(*record.Record) error, did, unchanged string) error {
+	was := ""
+	r, err := s.Update(k, ref, func(r *record.Record) error {
+		was = r.Status
+		return change(r)
+	})
 	switch {
 	case errors.Is(err, record.ErrUnchanged):
 		fmt.Fprintf(e.stderr, "lore: %s %s; nothing written\n", r.Short(), unchanged)
 	case err != nil:
 		return err
+	case was != record.StatusActive && r.Active():
+		fmt.Fprintf(e.stderr, "lore: %s %s; it was %s, and is active again\n", did, r.Short(), was)
 	default:
 		fmt.Fprintf(e.stderr, "lore: %s %s\n", did, r.Short())
 	}
@@ -111,8 +120,7 @@ func cmdJournal(_ context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			r, err := s.Update(record.Decision, fs.Arg(0), journal.Revise(strings.Join(fs.Args()[1:], " "), *rationale))
-			return e.printUpdated(r, err, "revised", "already says that")
+			return e.update(s, record.Decision, fs.Arg(0), journal.Revise(strings.Join(fs.Args()[1:], " "), *rationale), "revised", "already says that")
 		}},
 		"abandon": idVerb("journal abandon", "lore journal abandon <id>                                 mark a decision abandoned", "abandoned", "is already abandoned", record.Decision, journal.Abandon),
 	}

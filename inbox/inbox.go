@@ -43,10 +43,15 @@ func Promoted(next *record.Record, made string) error {
 	return nil
 }
 
-// Dismiss marks the next version of an observation dismissed.
+// Dismiss marks the next version of an observation dismissed. A promoted
+// one is the record it became now: that one is what to retire.
 func Dismiss(r *record.Record) error {
-	if r.Status == record.StatusDismissed {
+	switch r.Status {
+	case record.StatusDismissed:
 		return record.ErrUnchanged
+	case record.StatusPromoted:
+		return fmt.Errorf("%s was promoted to %s, which holds it now: retire that record instead (lore journal abandon, lore patterns deprecate)",
+			r.Short(), record.ShortID(r.PromotedTo))
 	}
 	r.Status = record.StatusDismissed
 	return nil
