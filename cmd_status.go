@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"lore/index"
@@ -31,13 +32,20 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	st, err := status.Of(ctx, s, func() (*index.Snapshot, error) { return e.snapshotOf(ctx, s) })
+	if errors.Is(err, status.ErrNoRepo) {
+		return &cliError{code: exitFailure, msg: "status: " + err.Error(), hint: "lore list shows the records"}
+	}
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
 	if *asJSON {
 		return e.printJSON(st)
 	}
-	fmt.Fprintf(e.stdout, "On branch %s", st.Branch)
+	if st.Branch == "HEAD" { // git's name for no branch
+		fmt.Fprint(e.stdout, "On a detached HEAD")
+	} else {
+		fmt.Fprintf(e.stdout, "On branch %s", st.Branch)
+	}
 	if st.Upstream != "" {
 		fmt.Fprintf(e.stdout, ", tracking %s", st.Upstream)
 	}

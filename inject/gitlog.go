@@ -17,6 +17,7 @@ type GitChanges struct {
 	Commits     []string  `json:"commits"`             // "abc1234 subject", newest first
 	Uncommitted []string  `json:"uncommitted"`         // porcelain lines, such as "M lore/store.go"
 	Note        string    `json:"note,omitempty"`
+	noStatus    bool      // git status failed: nothing is known of the working tree
 }
 
 const maxListed = 10
@@ -65,7 +66,11 @@ func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime
 	}
 	st, err := src.Status()
 	if err != nil {
+		g.noStatus = true
 		g.Note = "git status unavailable: " + err.Error()
+		if _, ferr := gitrepo.FindRepo(src.Dir, src.Getenv); gitrepo.IsNotRepo(ferr) {
+			g.Note = "the store is in no git repository"
+		}
 		return g
 	}
 	g.Branch = st.Branch

@@ -193,6 +193,9 @@ func (v *Resume) Entries() []Entry {
 }
 
 func (g *GitChanges) text() string {
+	if g.noStatus {
+		return "Git: " + g.Note
+	}
 	var b strings.Builder
 	branch := g.Branch
 	if branch == "" {

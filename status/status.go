@@ -30,6 +30,10 @@ type KindCount struct {
 	Revised int `json:"revised"`
 }
 
+// ErrNoRepo is a store outside every git repository: there is nothing to
+// compare it with.
+var ErrNoRepo = errors.New("the store is in no git repository: status compares it with git")
+
 // Status is what the store gained that git does not have yet.
 type Status struct {
 	Branch      string `json:"branch"`
@@ -45,6 +49,9 @@ type Status struct {
 // against git's index comes from lore's own index (see worktree.go), which
 // open reads, so that git never walks the store's shards.
 func Of(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error)) (*Status, error) {
+	if _, err := gitrepo.FindRepo(s.Dir, s.Getenv); gitrepo.IsNotRepo(err) {
+		return nil, ErrNoRepo
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	// Every git command starts at once; they fail harmlessly when there is
