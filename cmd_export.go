@@ -43,8 +43,8 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	default:
 		return usageError("", "export: unknown format %q (want markdown or agents-md)", *format)
 	}
-	if *budget <= 0 {
-		return usageError("", "export: --budget must be positive")
+	if err := checkBudget(fs, "export", *budget); err != nil {
+		return err
 	}
 	s, snap, err := e.snapshot(ctx)
 	if err != nil {

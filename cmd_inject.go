@@ -26,7 +26,9 @@ JSON answer.
 
 The budget is in tokens (about 4 characters each): --budget, then
 $LORE_CONTEXT_BUDGET, then [inject] budget in config.toml, then 2000. The
-block never exceeds 10,000 characters.`
+block never exceeds 10,000 characters; --budget takes at least 64, the
+smallest block (a smaller budget from the environment or config.toml
+injects nothing).`
 
 func cmdInject(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("inject")
@@ -51,8 +53,8 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	if text == "" {
 		return usageError("run 'lore inject --help'", "inject: want --stdin or the text of a prompt")
 	}
-	if *budget < 0 {
-		return usageError("", "inject: --budget must not be negative")
+	if err := checkBudget(fs, "inject", *budget); err != nil {
+		return err
 	}
 	s, snap, err := e.snapshot(ctx)
 	if err != nil {

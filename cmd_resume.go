@@ -27,8 +27,8 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageError("run 'lore resume --help'", "resume takes no arguments")
 	}
-	if *budget < 0 {
-		return usageError("", "resume: --budget must not be negative")
+	if err := checkBudget(fs, "resume", *budget); err != nil {
+		return err
 	}
 	s, err := e.openStore()
 	if err != nil {

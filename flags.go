@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"lore/inject"
 	"sort"
 	"strconv"
 	"strings"
@@ -203,4 +204,14 @@ func editDistance(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
+}
+
+// checkBudget refuses a --budget given below the smallest block lore
+// writes (0 included: the flag's default means "not given" only when it
+// was not).
+func checkBudget(fs *pflag.FlagSet, cmd string, budget int) error {
+	if fs.Changed("budget") && budget < inject.MinBudget {
+		return usageError("", "%s: --budget %d is below %d tokens, the smallest block lore writes", cmd, budget, inject.MinBudget)
+	}
+	return nil
 }

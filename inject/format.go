@@ -15,7 +15,10 @@ const (
 	CharsPerToken = 4
 	MaxChars      = 10000
 	DefaultBudget = 2000
-	footer        = "--- end lore context ---"
+	// MinBudget is the smallest budget that holds a block: its header,
+	// footer and hint take about 45 tokens, and the rest one summary.
+	MinBudget = 64
+	footer    = "--- end lore context ---"
 )
 
 // Entry is one record's contribution to a block: its whole form and the
