@@ -146,9 +146,12 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	}()
 	ctx, cancel := context.WithTimeout(ctx, HookDeadline)
 	defer cancel()
-	data, err := io.ReadAll(io.LimitReader(in, maxHookInput))
+	data, err := io.ReadAll(io.LimitReader(in, maxHookInput+1))
 	if err != nil {
 		return err
+	}
+	if len(data) > maxHookInput {
+		return fmt.Errorf("hook input is over %d MiB: ignored", maxHookInput>>20)
 	}
 	hin, err := ParseHookInput(data)
 	if err != nil {
