@@ -59,6 +59,9 @@ func TestHelpFromCommandTable(t *testing.T) {
 		if code := ce.main([]string{c.name, "--help"}); code != exitOK {
 			t.Errorf("lore %s --help exits %d", c.name, code)
 		}
+		if n := strings.Count(out.String(), "\nFlags:\n"); n > 1 {
+			t.Errorf("lore %s --help lists its flags %d times: the help text is written once, the flags by the parser", c.name, n)
+		}
 		if c.help == "" {
 			continue // built from its verbs
 		}

@@ -93,9 +93,9 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 		status = "  [" + termSafe(r.Status) + "]"
 	}
 	fmt.Fprintf(e.stdout, "%s %s%s\n", e.paint(r.Kind, string(r.Kind)), termSafe(r.ID), status)
-	fmt.Fprintf(e.stdout, "  %s\n", termSafe(r.Title()))
+	e.printIndented("  ", r.Title())
 	for _, l := range kinds.Detail(r) {
-		fmt.Fprintf(e.stdout, "  %s\n", termSafe(l))
+		e.printIndented("  ", l)
 	}
 	if r.From != "" {
 		fmt.Fprintf(e.stdout, "  Promoted from: %s\n", termSafe(record.ShortID(r.From)))
@@ -117,6 +117,14 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "      %s\n", termSafe(v.Source.String()))
 	}
 	return nil
+}
+
+// printIndented prints each line of s (a record's text may hold several;
+// a CRLF is one break) under prefix, so none reads as a field of its own.
+func (e *env) printIndented(prefix, s string) {
+	for _, l := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		fmt.Fprintf(e.stdout, "%s%s\n", prefix, termSafe(l))
+	}
 }
 
 // versionLabel says what a version did relative to the one before it.

@@ -16,7 +16,7 @@ const statsHelp = `Usage: lore stats [--since 7d|2026-11-01] [--json]
 
 Receipts: what lore injected into agent sessions on this machine, and which
 of it the agents used. A record counts as used in a session when the agent
-named its ID, ran lore show on it, or wrote two of its distinctive phrases
+named its ID, ran lore show on it, or wrote one of its distinctive phrases
 again; a record merely injected is not used. Receipts live in
 .lore/.local/receipts/ and never enter git.
 

@@ -27,9 +27,8 @@ The list is kept outside every repository, in lore's directory of your
 configuration directory ($XDG_CONFIG_HOME/lore/trusted, or
 ~/.config/lore/trusted), one store per line.
 
-Flags:
-      --revoke   stop trusting this repository's memory
-      --list     print the trusted stores`
+A linked worktree (git worktree add) of a repository trusted in its main
+worktree is trusted with it.`
 
 func cmdTrust(_ context.Context, e *env, args []string) error {
 	fs := newFlags("trust")

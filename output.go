@@ -80,5 +80,9 @@ func (e *env) listLine(r *record.Record) string {
 	// The kind is padded before it is painted: the escape codes take no
 	// room on the screen.
 	return fmt.Sprintf("%-13s %s  %s %s%s", termSafe(r.Short()), r.Created.Format("2006-01-02"),
-		e.paint(r.Kind, fmt.Sprintf("%-11s", r.Kind)), termSafe(record.OneLine(r.Title())), status)
+		e.paint(r.Kind, fmt.Sprintf("%-11s", r.Kind)), termSafe(record.CutText(r.Title(), maxListTitle)), status)
 }
+
+// maxListTitle bounds a headline in a one-line listing (list, search): a
+// record can hold a pasted log; lore show prints it whole.
+const maxListTitle = 200
