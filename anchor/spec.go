@@ -142,6 +142,10 @@ func (g Repo) check(dir string, sp Spec) (a record.Anchor, link bool, err error)
 	}
 	fi, err := os.Stat(abs)
 	if err != nil {
+		if !filepath.IsAbs(sp.Path) && dir != g.Root {
+			// A path written from the repository's top, typed in a subdirectory.
+			return fail("no such file in %s (a path is relative to the current directory)", shown(dir))
+		}
 		return fail("no such file")
 	}
 	if sub := nestedRepo(g.Root, filepath.Dir(abs)); sub != "" {
