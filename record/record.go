@@ -250,15 +250,26 @@ func (e *ErrNewerFormat) Error() string {
 
 // Validate checks what every record needs: format version, an ID of its kind, timestamps.
 func (r *Record) Validate() error {
-	switch {
-	case r.V > FormatVersion:
+	if r.V > FormatVersion {
 		return &ErrNewerFormat{r.V}
-	case r.V < 1:
-		return fmt.Errorf("missing format version \"v\"")
+	}
+	// Every envelope field missing at once: a hand-written table may lack
+	// them all, and fixing one at a time costs a run each.
+	var missing []string
+	if r.V < 1 {
+		missing = append(missing, `format version "v"`)
+	}
+	if r.ID == "" {
+		missing = append(missing, `"id"`)
+	}
+	if r.Time.IsZero() {
+		missing = append(missing, `timestamp "ts"`)
+	}
+	switch {
+	case len(missing) > 0:
+		return fmt.Errorf("missing %s", strings.Join(missing, ", "))
 	case !ValidID(r.ID):
 		return fmt.Errorf("bad id %q", r.ID)
-	case r.Time.IsZero():
-		return fmt.Errorf("missing timestamp \"ts\"")
 	}
 	k, _ := KindOfID(r.ID)
 	if r.Kind == "" {

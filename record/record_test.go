@@ -195,3 +195,20 @@ func TestDecodeTableFastTakesWhatLoreWrites(t *testing.T) {
 		t.Fatal("took a table with an unknown key, whose value belongs in Extra")
 	}
 }
+
+// A version missing its envelope says every missing field at once: a
+// hand-written table often lacks them all.
+func TestValidateNamesEveryMissingField(t *testing.T) {
+	for _, c := range []struct {
+		r    Record
+		want string
+	}{
+		{Record{Text: "x"}, `missing format version "v", "id", timestamp "ts"`},
+		{Record{V: 1, Text: "x", Time: time.Now()}, `missing "id"`},
+		{Record{V: 1, ID: "dec-x", Text: "x", Time: time.Now()}, `bad id "dec-x"`},
+	} {
+		if err := c.r.Validate(); err == nil || err.Error() != c.want {
+			t.Errorf("Validate(%+v) = %v, want %s", c.r, err, c.want)
+		}
+	}
+}
