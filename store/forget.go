@@ -141,7 +141,7 @@ func (s *Store) Purge(ids ...string) ([]Purged, error) {
 		p := Purged{ID: id}
 		for _, v := range hist {
 			if v.Purged() {
-				continue // an earlier purge's tombstone: replaced below
+				continue // an earlier purge's tombstone: a new one is appended below
 			}
 			p.Versions++
 			if !slices.Contains(p.Files, v.Source.File) {
