@@ -53,13 +53,13 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	ids := set.Lineage(id)
-	if len(contentVersions(set, id)) == 0 {
+	if len(set.Content(id)) == 0 {
 		return &store.NotFoundError{Ref: record.ShortID(id), Purged: true}
 	}
 	if !*yes {
 		lines := make([]string, len(ids))
 		for i, d := range ids {
-			vs := contentVersions(set, d)
+			vs := set.Content(d)
 			n := len(vs)
 			title := ""
 			if n > 0 {
@@ -110,19 +110,6 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 	fmt.Fprintln(e.stderr, "lore: to purge it from history too, rewrite those commits (git filter-repo, or an interactive rebase before pushing),")
 	fmt.Fprintln(e.stderr, "lore: force-push, and have collaborators re-clone; if it held a secret, rotate the secret now.")
 	return nil
-}
-
-// contentVersions are the versions of id that say something: all but a
-// purge's tombstones (a record purged before has versions again when a
-// merge brought some back).
-func contentVersions(set *store.Set, id string) []*record.Record {
-	var out []*record.Record
-	for _, v := range set.History(id) {
-		if !v.Purged() {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // commitsHolding names the commits that added or removed any of ids, if

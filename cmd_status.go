@@ -41,7 +41,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return e.printJSON(st)
 	}
-	if st.Branch == "HEAD" { // git's name for no branch
+	if st.Detached() {
 		fmt.Fprint(e.stdout, "On a detached HEAD")
 	} else {
 		fmt.Fprintf(e.stdout, "On branch %s", st.Branch)

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"lore/inject"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"lore/inject"
 )
 
 // globalFlags are the flags lore takes before the command; --dir and

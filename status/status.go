@@ -43,6 +43,10 @@ type Status struct {
 	Note        string `json:"note,omitempty"`
 }
 
+// Detached reports a HEAD on no branch, which Branch names HEAD as git
+// does.
+func (st *Status) Detached() bool { return st.Branch == "HEAD" }
+
 // Of says what the store gained that git does not have yet: git's index
 // against HEAD and the upstream branch come from git, limited to the
 // store's path so a large repository costs nothing extra; the working tree

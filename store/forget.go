@@ -128,8 +128,7 @@ func (s *Store) Purge(ids ...string) ([]Purged, error) {
 	out := make([]Purged, 0, len(ids))
 	files := map[string]bool{}
 	for _, id := range ids {
-		hist := set.History(id)
-		if len(hist) == 0 {
+		if len(set.History(id)) == 0 {
 			return nil, &NotFoundError{Ref: id}
 		}
 		for _, d := range set.Lineage(id) {
@@ -138,12 +137,11 @@ func (s *Store) Purge(ids ...string) ([]Purged, error) {
 					record.ShortID(d), record.ShortID(id))
 			}
 		}
-		p := Purged{ID: id}
-		for _, v := range hist {
-			if v.Purged() {
-				continue // an earlier purge's tombstone: a new one is appended below
-			}
-			p.Versions++
+		// An earlier purge's tombstone stays where it is; a new one is
+		// appended below.
+		content := set.Content(id)
+		p := Purged{ID: id, Versions: len(content)}
+		for _, v := range content {
 			if !slices.Contains(p.Files, v.Source.File) {
 				p.Files = append(p.Files, v.Source.File)
 			}

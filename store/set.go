@@ -97,6 +97,19 @@ func (set *Set) Current(kinds ...record.Kind) []*record.Record {
 // History returns every version of id, oldest first.
 func (set *Set) History(id string) []*record.Record { return set.versions[id] }
 
+// Content returns the versions of id that say something, oldest first:
+// all but a purge's tombstones. A purged record has some again when a
+// merge brought them back.
+func (set *Set) Content(id string) []*record.Record {
+	var out []*record.Record
+	for _, v := range set.versions[id] {
+		if !v.Purged() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // Get returns the newest version of id (a purged record's tombstone).
 func (set *Set) Get(id string) *record.Record {
 	vs := set.versions[id]
