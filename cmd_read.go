@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"lore/anchor"
@@ -41,9 +40,8 @@ func cmdList(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	recs := snap.Newest(*limit, func(k record.Kind, status string) bool {
-		return (len(kinds) == 0 || slices.Contains(kinds, k)) &&
-			(*all || status != record.StatusDismissed && status != record.StatusPromoted)
+	recs := snap.Newest(*limit, kinds, func(_ record.Kind, status string) bool {
+		return *all || status != record.StatusDismissed && status != record.StatusPromoted
 	})
 	if *asJSON {
 		return e.printJSON(recordsJSON(recs))

@@ -285,3 +285,20 @@ func maxRSSKB(cmd *exec.Cmd) int64 {
 	}
 	return 0
 }
+
+// BenchmarkBuildResume is the session-start view's own work on a warm
+// index: the handoff, decisions, patterns and recurring failures.
+func BenchmarkBuildResume(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			s := benchStore(b, n)
+			snap, err := index.Open(context.Background(), s, index.SnapshotOptions{Tokenizer: inject.Tokenizer()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				inject.BuildResume(context.Background(), snap, nil)
+			}
+		})
+	}
+}

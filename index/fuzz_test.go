@@ -88,7 +88,9 @@ func FuzzSegment(f *testing.F) {
 			snap.Shards(snap.Doc(i).ID)
 		}
 		snap.Records()
-		snap.Newest(5, func(record.Kind, string) bool { return true })
+		snap.Newest(5, nil, func(record.Kind, string) bool { return true })
+		for range snap.OfKind(record.Failure) {
+		}
 		snap.Anchored(func(int, []record.Anchor) {})
 		snap.Postings("deploy")
 		snap.TermsWithPrefix("de")

@@ -124,6 +124,27 @@ func mustMatch(t *testing.T, s *store.Store, snap *Snapshot, what string) {
 			t.Fatalf("%s: Resolve(%s) = %q, %v", what, r.ID, id, err)
 		}
 	}
+	// A kind's rows are read alone (OfKind, Newest with kinds) exactly
+	// as a walk over every row finds them.
+	for _, k := range record.AllKinds() {
+		var want, got []int
+		for i := range snap.Len() {
+			if kind, _ := snap.KindStatus(i); kind == k && snap.Current(i) {
+				want = append(want, i)
+			}
+		}
+		for r := range snap.OfKind(k) {
+			got = append(got, r.Doc)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: OfKind(%s) yields docs %v, want %v", what, k, got, want)
+		}
+		all := snap.Newest(0, nil, func(kind record.Kind, _ string) bool { return kind == k })
+		if ofKind := snap.Newest(0, []record.Kind{k}, func(record.Kind, string) bool { return true }); !slices.Equal(ofKind, all) {
+			t.Fatalf("%s: Newest of %s reads %d records, a walk over every row %d", what, k, len(ofKind), len(all))
+		}
+	}
 	// Every current record is found by its terms, and nothing else is.
 	for _, r := range snap.Records() {
 		w := strings.Fields(strings.ToLower(r.Text))[0]

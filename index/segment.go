@@ -328,6 +328,17 @@ func (s *segment) version(i int, dict *termDict) (version, error) {
 	return newVersion(r, enc, title, body, dict), d.err
 }
 
+// kindRows is the range of rows holding kind's versions: rows are sorted
+// by ID, and an ID starts with its kind's prefix (record.Validate checks
+// that they agree).
+func (s *segment) kindRows(kind record.Kind) (lo, hi int) {
+	if !kind.Known() {
+		return 0, 0
+	}
+	p := kind.Prefix()
+	return s.firstRow(p), s.firstRow(p + "\xff")
+}
+
 // firstRow is the first row whose ID is >= id.
 func (s *segment) firstRow(id string) int {
 	return sort.Search(s.nRows, func(i int) bool { return s.rowID(i) >= id })

@@ -3,6 +3,7 @@ package index
 import (
 	"cmp"
 	"context"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -230,8 +231,8 @@ func sortNewestFirst(recs []*record.Record) {
 
 // Newest returns the current records keep accepts (by kind and status),
 // newest first, at most limit of them (all if limit <= 0); only those are
-// decoded.
-func (s *Snapshot) Newest(limit int, keep func(record.Kind, string) bool) []*record.Record {
+// decoded. With kinds, only the rows of those kinds are read.
+func (s *Snapshot) Newest(limit int, kinds []record.Kind, keep func(record.Kind, string) bool) []*record.Record {
 	type entry struct {
 		created int64
 		id      string
@@ -244,10 +245,18 @@ func (s *Snapshot) Newest(limit int, keep func(record.Kind, string) bool) []*rec
 		return strings.Compare(a.id, b.id)
 	})
 	for k, seg := range s.segs {
-		for row := range seg.nRows {
-			if s.current(k, row) && keep(seg.kindStatus(row)) {
-				top.Offer(entry{seg.rowCreated(row), seg.rowID(row), s.first[k] + row})
+		offer := func(lo, hi int) {
+			for row := lo; row < hi; row++ {
+				if s.current(k, row) && keep(seg.kindStatus(row)) {
+					top.Offer(entry{seg.rowCreated(row), seg.rowID(row), s.first[k] + row})
+				}
 			}
+		}
+		if len(kinds) == 0 {
+			offer(0, seg.nRows)
+		}
+		for _, kind := range kinds {
+			offer(seg.kindRows(kind))
 		}
 	}
 	es := top.Items()
@@ -256,6 +265,31 @@ func (s *Snapshot) Newest(limit int, keep func(record.Kind, string) bool) []*rec
 		out[k] = s.Record(e.doc)
 	}
 	return out
+}
+
+// KindRow is a current doc of one kind, as OfKind reads it.
+type KindRow struct {
+	Doc     int
+	Status  string
+	Created int64 // the first version, UnixNano
+}
+
+// OfKind yields the current docs of kind, reading only that kind's rows.
+func (s *Snapshot) OfKind(kind record.Kind) iter.Seq[KindRow] {
+	return func(yield func(KindRow) bool) {
+		for k, seg := range s.segs {
+			lo, hi := seg.kindRows(kind)
+			for row := lo; row < hi; row++ {
+				if !s.current(k, row) {
+					continue
+				}
+				_, status := seg.kindStatus(row)
+				if !yield(KindRow{s.first[k] + row, status, seg.rowCreated(row)}) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // HasTerm reports whether some version holds term.

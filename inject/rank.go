@@ -302,7 +302,7 @@ func (ix *Index) latestHandoff(text string, o Options) []Scored {
 	if resumes, _ := resumesWork(StripInjected(text)); !resumes || len(o.Kinds) > 0 && !slices.Contains(o.Kinds, record.Handoff) {
 		return nil
 	}
-	hs := ix.snap.Newest(1, func(k record.Kind, status string) bool { return k == record.Handoff && status == record.StatusActive })
+	hs := ix.snap.Newest(1, []record.Kind{record.Handoff}, func(_ record.Kind, status string) bool { return status == record.StatusActive })
 	if len(hs) == 0 {
 		return nil
 	}

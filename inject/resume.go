@@ -43,10 +43,7 @@ type Resume struct {
 // decoding only those it weighs or shows. git is nil to leave git out.
 func BuildResume(ctx context.Context, snap *index.Snapshot, git *GitSource) *Resume {
 	v := &Resume{}
-	active := func(kind record.Kind) func(record.Kind, string) bool {
-		return func(k record.Kind, status string) bool { return k == kind && status == record.StatusActive }
-	}
-	if hs := snap.Newest(1, active(record.Handoff)); len(hs) == 1 {
+	if hs := snap.Newest(1, []record.Kind{record.Handoff}, func(_ record.Kind, status string) bool { return status == record.StatusActive }); len(hs) == 1 {
 		v.Handoff = hs[0]
 	}
 	// git's log since the handoff runs while the rest is read.
@@ -69,43 +66,34 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, git *GitSource) *Res
 	}
 	newest := func(a, b weighed) int { return cmp.Compare(b.created, a.created) }
 	decisions := topk.New(resumeDecisions, newest)
+	for d := range snap.OfKind(record.Decision) {
+		if d.Status == record.StatusActive {
+			decisions.Offer(weighed{doc: d.Doc, created: d.Created})
+		}
+	}
+	for _, w := range decisions.Items() {
+		v.Decisions = append(v.Decisions, snap.Record(w.doc))
+	}
 	pats := topk.New(resumePatterns, func(a, b weighed) int {
 		if c := cmp.Compare(b.confidence, a.confidence); c != 0 {
 			return c
 		}
 		return newest(a, b)
 	})
-	// The active failures, for Recurring: one pass over the rows. Room for
-	// every row: memory never written costs nothing, and growing by
-	// appending would copy it several times.
-	fails := make([]int32, 0, snap.Len())
-	for i := range snap.Len() {
-		if !snap.Current(i) {
-			continue
+	for p := range snap.OfKind(record.Pattern) {
+		if p.Status == record.StatusActive {
+			pats.Offer(weighed{doc: p.Doc, created: p.Created, confidence: confidence(snap.Doc(p.Doc))})
 		}
-		kind, status := snap.KindStatus(i)
-		if status != record.StatusActive {
-			continue
-		}
-		switch kind {
-		case record.Decision:
-			decisions.Offer(weighed{doc: i, created: snap.Created(i)})
-		case record.Pattern:
-			d := snap.Doc(i)
-			pats.Offer(weighed{doc: i, created: d.Created, confidence: confidence(d)})
-		case record.Failure:
-			fails = append(fails, int32(i))
-		case record.Observation:
-			v.Inbox++
-		}
-	}
-	for _, w := range decisions.Items() {
-		v.Decisions = append(v.Decisions, snap.Record(w.doc))
 	}
 	for _, w := range pats.Items() {
 		v.Patterns = append(v.Patterns, snap.Record(w.doc))
 	}
-	v.Failures = recurring(snap, fails, recurringMin)
+	for o := range snap.OfKind(record.Observation) {
+		if o.Status == record.StatusActive {
+			v.Inbox++
+		}
+	}
+	v.Failures = Recurring(snap, recurringMin)
 	if len(v.Failures) > resumeFailures {
 		v.Failures = v.Failures[:resumeFailures]
 	}
@@ -250,22 +238,13 @@ func (g *GitChanges) summary() string {
 // Recurring is failures.Triggers over the snapshot's active failures,
 // decoding only the messages it reports.
 func Recurring(snap *index.Snapshot, min int) []failures.Trigger {
-	var fails []int32
-	for i := range snap.Len() {
-		if kind, status := snap.KindStatus(i); kind == record.Failure && status == record.StatusActive && snap.Current(i) {
-			fails = append(fails, int32(i))
-		}
-	}
-	return recurring(snap, fails, min)
-}
-
-// recurring is Recurring over the failures at docs.
-func recurring(snap *index.Snapshot, docs []int32, min int) []failures.Trigger {
 	seen := func(yield func(int, failures.Occurrence) bool) {
-		for _, di := range docs {
-			i := int(di)
-			d := snap.Doc(i)
-			if !yield(i, failures.Occurrence{ID: d.ID, ErrorType: d.ErrorType, Tool: d.Tool, Created: time.Unix(0, d.Created).UTC()}) {
+		for f := range snap.OfKind(record.Failure) {
+			if f.Status != record.StatusActive {
+				continue
+			}
+			d := snap.Doc(f.Doc)
+			if !yield(f.Doc, failures.Occurrence{ID: d.ID, ErrorType: d.ErrorType, Tool: d.Tool, Created: time.Unix(0, f.Created).UTC()}) {
 				return
 			}
 		}

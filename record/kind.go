@@ -48,6 +48,9 @@ func (k Kind) info() (int, bool) {
 	return 0, false
 }
 
+// Known reports whether k is one of the five kinds.
+func (k Kind) Known() bool { _, ok := k.info(); return ok }
+
 // Prefix is the ID prefix, such as "dec-".
 func (k Kind) Prefix() string { i, _ := k.info(); return kindInfo[i].prefix }
 
