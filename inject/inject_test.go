@@ -42,6 +42,13 @@ func TestKeywords(t *testing.T) {
 		{"it is not in the list", []string{"list"}},
 		// No over-stemming: comment and command stay apart.
 		{"comment command", []string{"comment", "command"}},
+		// Diacritics go, typed or not; letters with a stroke and
+		// ligatures too; other scripts stay as they are.
+		{"Café Müller déploiement", []string{"cafe", "muller", "deploiement"}},
+		{"Łódź straße Ørsted encyclopædia", []string{"lodz", "strass", "orst", "encyclopaedia"}},
+		{"naïve_café.py", []string{"naive_cafe.py", "naiv", "cafe", "py"}},
+		{"Mu\u0308ller cafe\u0301 (typed decomposed)", []string{"muller", "cafe", "type", "decompos"}},
+		{"日本語 Привет йод", []string{"日本語", "привет", "йод"}},
 	} {
 		if got := Keywords(c.in); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Keywords(%q) = %v, want %v", c.in, got, c.want)

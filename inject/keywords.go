@@ -55,7 +55,8 @@ func Keywords(text string) []string {
 //     1.1);
 //   - stopwords go, except the code keywords a user types in capitals (SQL's
 //     NOT IN, IS NULL);
-//   - words are stemmed with the Porter2 (Snowball English) stemmer.
+//   - diacritics are dropped (café → cafe), and words are stemmed with the
+//     Porter2 (Snowball English) stemmer.
 func Tokens(text string) []Token {
 	var out []Token
 	eachToken(text, func(t Token) { out = append(out, t) })
@@ -74,7 +75,7 @@ func eachToken(text string, yield func(Token)) {
 			// The identifier, file name or version whole, before its parts:
 			// block_on, Signed-off-by, node-fetch, ThemeContext, TLSv1.1 said
 			// exactly are stronger evidence than their words apart.
-			last = strings.ToLower(chunk)
+			last = fold(strings.ToLower(chunk))
 			yield(Token{last, chunk})
 		}
 		for _, p := range ps {
@@ -88,7 +89,7 @@ func eachToken(text string, yield func(Token)) {
 
 // token turns one part of a chunk into a term, or reports it insignificant.
 func token(p string) (Token, bool) {
-	lower := strings.ToLower(p)
+	lower := fold(strings.ToLower(p))
 	switch {
 	case isDigits(lower):
 		if strings.Count(lower, ".") == 0 && len(lower) < 2 {
@@ -117,7 +118,7 @@ func eachChunk(text string, yield func(string)) {
 	start := -1
 	for i := 0; i < len(text); {
 		c, n := utf8.DecodeRuneInString(text[i:])
-		inside := isAlnum(c)
+		inside := isAlnum(c) || start >= 0 && unicode.Is(unicode.Mn, c) // a mark typed after its letter (see fold)
 		if !inside && (c == '.' || c == '_' || c == '-') && start >= 0 {
 			next, _ := utf8.DecodeRuneInString(text[i+n:])
 			inside = i+n < len(text) && isAlnum(next)

@@ -37,7 +37,7 @@ func newSynonymGroups(cfg map[string][]string) *synonymGroups {
 	g := &synonymGroups{}
 	for _, k := range slices.Sorted(maps.Keys(cfg)) {
 		text := k + " " + strings.Join(cfg[k], " ")
-		g.texts, g.lower = append(g.texts, text), append(g.lower, strings.ToLower(text))
+		g.texts, g.lower = append(g.texts, text), append(g.lower, fold(strings.ToLower(text)))
 	}
 	g.once, g.stems = make([]sync.Once, len(g.texts)), make([][]string, len(g.texts))
 	return g

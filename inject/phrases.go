@@ -107,7 +107,7 @@ func (p *phrasing) credit() (phrases, near float64) {
 // neither the stem nor any record term of fewer than two prompt words holds
 // no phrase and no pair near each other.
 func (q *query) mayHoldPair(text string) bool {
-	lower := strings.ToLower(text)
+	lower := fold(strings.ToLower(text))
 	found := 0
 	for _, parts := range q.parts {
 		for _, part := range parts {
