@@ -31,7 +31,9 @@ func FuzzTokenizer(f *testing.F) {
 				t.Fatalf("chunk %q is not in what follows the previous one, %q", c, rest)
 			}
 			rest = rest[i+len(c):]
-			if strings.IndexFunc(c, func(r rune) bool { return !isAlnum(r) && !unicode.Is(unicode.Mn, r) && r != '.' && r != '_' && r != '-' }) >= 0 ||
+			if strings.IndexFunc(c, func(r rune) bool {
+				return !isAlnum(r) && !unicode.Is(unicode.Mn, r) && r != '.' && r != '_' && r != '-'
+			}) >= 0 ||
 				!isAlnum([]rune(c)[0]) {
 				t.Fatalf("chunk %q holds more than letters, digits, joiners and marks", c)
 			}
