@@ -74,8 +74,8 @@ new file mode 100644
 // added line of a shard (a .jsonl or .toml file): a diff that adds no line
 // to a shard adds nothing.
 func FuzzDiffCounts(f *testing.F) {
-	if c := diffCounts(realDiff, nil); c[record.Decision] == nil || *c[record.Decision] != (KindCount{1, 1}) ||
-		c[record.Failure] == nil || *c[record.Failure] != (KindCount{1, 0}) || c[record.Pattern] == nil || *c[record.Pattern] != (KindCount{1, 0}) {
+	if c := diffCounts(nil, realDiff); c[record.Decision] == nil || *c[record.Decision] != (KindCount{1, 1, 0}) ||
+		c[record.Failure] == nil || *c[record.Failure] != (KindCount{1, 0, 0}) || c[record.Pattern] == nil || *c[record.Pattern] != (KindCount{1, 0, 0}) {
 		f.Fatalf("the seed diff counts %v, want a new and a revised decision, a new failure and a new pattern", c)
 	}
 	f.Add(realDiff)
@@ -85,7 +85,7 @@ func FuzzDiffCounts(f *testing.F) {
 	f.Add("+" + strings.Repeat("+", 3) + "\n+\n+++ b/a.toml\n+[[decision]]\n+[[decision]]\n+v = 1\n")
 	also := Counts{record.Handoff: {New: 2, Revised: 1}, record.Decision: {New: 1}}
 	f.Fuzz(func(t *testing.T, out string) {
-		c := diffCounts(out, nil)
+		c := diffCounts(nil, out)
 		added, shardLines := 0, 0
 		file := ""
 		for _, l := range strings.Split(out, "\n") {
@@ -97,10 +97,10 @@ func FuzzDiffCounts(f *testing.F) {
 			}
 		}
 		for k, kc := range c {
-			if kc == nil || kc.New < 0 || kc.Revised < 0 || k == "" {
+			if kc == nil || kc.New < 0 || kc.Revised < 0 || kc.Edited < 0 || k == "" {
 				t.Fatalf("count for %q: %+v", k, kc)
 			}
-			added += kc.New + kc.Revised
+			added += kc.New + kc.Revised + kc.Edited
 		}
 		if added > shardLines {
 			t.Fatalf("%d record versions counted from %d lines added to shards", added, shardLines)
@@ -110,7 +110,7 @@ func FuzzDiffCounts(f *testing.F) {
 		for k, v := range also {
 			before[k] = *v
 		}
-		sum := diffCounts(out, also)
+		sum := diffCounts(also, out)
 		for k, v := range also {
 			if *v != before[k] {
 				t.Fatalf("also changed: %s %+v, was %+v", k, *v, before[k])
@@ -122,7 +122,7 @@ func FuzzDiffCounts(f *testing.F) {
 				want = *v
 			}
 			if v := c[k]; v != nil {
-				want.New, want.Revised = want.New+v.New, want.Revised+v.Revised
+				want.New, want.Revised, want.Edited = want.New+v.New, want.Revised+v.Revised, want.Edited+v.Edited
 			}
 			got := KindCount{}
 			if v := sum[k]; v != nil {
@@ -135,5 +135,29 @@ func FuzzDiffCounts(f *testing.F) {
 		if len(sum) > len(c)+len(also) {
 			t.Fatalf("kinds %v from %v and %v", sum, c, also)
 		}
+		// A diff followed by its reverse leaves nothing to count.
+		if back := diffCounts(nil, out, reverse(out)); len(back) != 0 {
+			for k, kc := range back {
+				if *kc != (KindCount{}) {
+					t.Fatalf("a diff and its reverse count %s %+v", k, *kc)
+				}
+			}
+		}
 	})
+}
+
+// reverse is the diff that undoes out: its added lines removed and its
+// removed lines added back.
+func reverse(out string) string {
+	ls := strings.Split(out, "\n")
+	for i, l := range ls {
+		switch {
+		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
+		case strings.HasPrefix(l, "+"):
+			ls[i] = "-" + l[1:]
+		case strings.HasPrefix(l, "-"):
+			ls[i] = "+" + l[1:]
+		}
+	}
+	return strings.Join(ls, "\n")
 }

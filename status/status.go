@@ -28,6 +28,9 @@ type Counts map[record.Kind]*KindCount
 type KindCount struct {
 	New     int `json:"new"`
 	Revised int `json:"revised"`
+	// Edited are versions changed by hand (lore only appends), which git
+	// shows as a line removed and a line added for one version.
+	Edited int `json:"edited,omitempty"`
 }
 
 // ErrNoRepo is a store outside every git repository: there is nothing to
@@ -83,11 +86,11 @@ func Of(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error
 	if err != nil {
 		return nil, err
 	}
-	diff, err := staged()
+	index, err := staged()
 	if err != nil {
 		return nil, err
 	}
-	st.Uncommitted = diffCounts(diff+notStaged, untracked)
+	st.Uncommitted = diffCounts(untracked, index, notStaged)
 	if head.Commit == "" {
 		st.Note = "no commit yet"
 		return st, nil
@@ -98,10 +101,11 @@ func Of(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error
 		return st, nil
 	}
 	st.Upstream = strings.TrimSpace(up)
-	if diff, err = sinceUpstream(); err != nil {
+	commits, err := sinceUpstream()
+	if err != nil {
 		return nil, err
 	}
-	st.Unpushed = diffCounts(diff, st.Uncommitted)
+	st.Unpushed = diffCounts(untracked, commits, index, notStaged)
 	return st, nil
 }
 
@@ -121,52 +125,106 @@ func untrackedCounts(s *store.Store, rels []string) (Counts, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.add(rel, data)
+		for _, r := range shardRecords(rel, data) {
+			c.count(r, false)
+		}
 	}
 	return c, nil
 }
 
-// diffCounts counts the record lines git diff says were added since base,
-// plus the counts in also.
-func diffCounts(out string, also Counts) Counts {
+// diffCounts counts the record versions that the diffs add to shards,
+// plus the counts in also. Each diff goes from where the one before left
+// off (HEAD to git's index, then to the working tree): a version one adds
+// and a later one removes is not there. An added version of the same ID
+// and time as a removed one is that version edited by hand.
+func diffCounts(also Counts, diffs ...string) Counts {
 	c := Counts{}
 	for k, v := range also {
-		c[k] = &KindCount{v.New, v.Revised}
+		c[k] = &KindCount{v.New, v.Revised, v.Edited}
 	}
-	added := map[string]*bytes.Buffer{}
-	var file string
-	for _, l := range strings.Split(out, "\n") {
-		switch {
-		case strings.HasPrefix(l, "+++ "):
-			file = strings.TrimPrefix(strings.TrimPrefix(l, "+++ "), "b/")
-		case strings.HasPrefix(l, "+") && file != "":
-			if added[file] == nil {
-				added[file] = &bytes.Buffer{}
+	added, removed := map[string]*record.Record{}, map[string]*record.Record{}
+	for _, d := range diffs {
+		plus, minus := diffVersions(d)
+		for _, r := range minus {
+			if k := versionKey(r); added[k] != nil {
+				delete(added, k)
+			} else {
+				removed[k] = r
 			}
-			added[file].WriteString(l[1:] + "\n")
+		}
+		for _, r := range plus {
+			added[versionKey(r)] = r
 		}
 	}
-	for f, b := range added {
-		c.add(f, b.Bytes())
+	for k, r := range added {
+		was := removed[k]
+		if was != nil && same(was, r) {
+			continue // removed, then put back as it was
+		}
+		c.count(r, was != nil)
 	}
 	return c
 }
 
-func (c Counts) add(path string, data []byte) {
-	if !strings.HasSuffix(path, ".jsonl") && !strings.HasSuffix(path, ".toml") {
-		return // .gitattributes and the like
+func same(a, b *record.Record) bool {
+	la, ea := a.MarshalLine()
+	lb, eb := b.MarshalLine()
+	return ea == nil && eb == nil && bytes.Equal(la, lb)
+}
+
+// diffVersions are the record versions git diff's output adds and removes,
+// shard by shard.
+func diffVersions(out string) (plus, minus []*record.Record) {
+	type lines struct{ plus, minus bytes.Buffer }
+	files := map[string]*lines{}
+	var cur *lines
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "--- "):
+		case strings.HasPrefix(l, "+++ "):
+			file := strings.TrimPrefix(strings.TrimPrefix(l, "+++ "), "b/")
+			if files[file] == nil {
+				files[file] = &lines{}
+			}
+			cur = files[file]
+		case strings.HasPrefix(l, "+") && cur != nil:
+			cur.plus.WriteString(l[1:] + "\n")
+		case strings.HasPrefix(l, "-") && cur != nil:
+			cur.minus.WriteString(l[1:] + "\n")
+		}
+	}
+	for f, ls := range files {
+		plus = append(plus, shardRecords(f, ls.plus.Bytes())...)
+		minus = append(minus, shardRecords(f, ls.minus.Bytes())...)
+	}
+	return plus, minus
+}
+
+// shardRecords are the records in data, lines of the shard at path (none
+// if path is no shard: .gitattributes, config.toml and the like).
+func shardRecords(path string, data []byte) []*record.Record {
+	if len(data) == 0 || !strings.HasSuffix(path, ".jsonl") && !strings.HasSuffix(path, ".toml") {
+		return nil
 	}
 	recs, _, _ := kinds.ParseShard(path, data) // config.toml has no [[pattern]] tables: no records
-	for _, r := range recs {
-		kc := c[r.Kind]
-		if kc == nil {
-			kc = &KindCount{}
-			c[r.Kind] = kc
-		}
-		if r.Time.Equal(r.Created) {
-			kc.New++
-		} else {
-			kc.Revised++
-		}
+	return recs
+}
+
+func versionKey(r *record.Record) string { return r.ID + " " + r.Time.String() }
+
+// count counts r: a version edited in place, a new record or a revision.
+func (c Counts) count(r *record.Record, edited bool) {
+	kc := c[r.Kind]
+	if kc == nil {
+		kc = &KindCount{}
+		c[r.Kind] = kc
+	}
+	switch {
+	case edited:
+		kc.Edited++
+	case r.Time.Equal(r.Created):
+		kc.New++
+	default:
+		kc.Revised++
 	}
 }
