@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // rule is a ruleSpec ready to run: its regex and allowlists compile the
@@ -142,7 +143,7 @@ func find(text string) []span {
 	for _, ri := range rs.candidates(text) {
 		r := &rs.rules[ri]
 		c := r.compiled()
-		for _, m := range c.re.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range matches(c.re, text, r.overlap) {
 			start, end := secretSpan(m, r.secretGroup)
 			if start < 0 || start == end {
 				continue
@@ -174,6 +175,30 @@ func find(text string) []span {
 			continue
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// matches are re's matches in text as FindAllStringSubmatchIndex finds
+// them, or, with overlap, also those that start inside an earlier match.
+func matches(re *regexp.Regexp, text string, overlap bool) [][]int {
+	if !overlap {
+		return re.FindAllStringSubmatchIndex(text, -1)
+	}
+	var out [][]int
+	for pos := 0; pos < len(text); {
+		m := re.FindStringSubmatchIndex(text[pos:])
+		if m == nil {
+			break
+		}
+		for i := range m {
+			if m[i] >= 0 {
+				m[i] += pos
+			}
+		}
+		out = append(out, m)
+		_, n := utf8.DecodeRuneInString(text[m[0]:])
+		pos = m[0] + max(n, 1)
 	}
 	return out
 }

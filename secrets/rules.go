@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"regexp"
+	"strings"
 	"sync"
 	"unicode"
 )
@@ -19,6 +20,10 @@ type ruleSpec struct {
 	keywords    []string
 	allow       []allowSpec
 	valid       func(secret string) bool
+	// overlap: matches may overlap, the scan resuming just after each
+	// match's start rather than at its end, for a rule whose match can end
+	// where the next begins ("secret: aws_secret_access_key = value").
+	overlap bool
 }
 
 // allowSpec is a gitleaks allowlist: a finding is allowed when one of its
@@ -52,6 +57,17 @@ var loreRules = []ruleSpec{
 			`\s*(?::=|=>|[:=])\s*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;]+))`,
 		keywords: []string{"pass", "pwd", "secret", "token", "key", "credential"},
 		valid:    looksLikeCredential,
+		overlap:  true,
+	},
+	{
+		// A password given to a command line (sshpass -p X, mysql -pX,
+		// redis-cli -a X, docker login -p X) or said in prose ("the
+		// password is X", "password: admin / X").
+		id: "password-argument",
+		regex: `(?i)(?:\bsshpass\s+-p\s*|\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p|\bredis-cli\b[^\n|;&]*?\s-a\s+|\blogin\b[^\n|;&]*?\s(?:-p\s+|--password[=\s]\s*)|\bpassword\s+(?:is|was)\s+|\bpassword\s*:\s*[^\s/]+\s*/\s*)` +
+			`(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;]+))`,
+		keywords: []string{"sshpass", "mysql", "mariadb", "redis-cli", "login", "password"},
+		valid:    looksLikeCredential,
 	},
 	{
 		id:       "authorization-header",
@@ -70,7 +86,8 @@ var loreRules = []ruleSpec{
 // looksLikeCredential rejects values that are not secrets: placeholders
 // and references, numbers, constant names, single ordinary words.
 func looksLikeCredential(v string) bool {
-	if placeholder(v) || len(v) < 6 || constantName().MatchString(v) || codeReference().MatchString(v) {
+	if placeholder(v) || len(v) < 6 || constantName().MatchString(v) || codeReference().MatchString(v) || credentialName().MatchString(v) ||
+		strings.Contains(v, "[REDACTED:") { // what another rule already redacted (PASSWORD://:[REDACTED:url-password]@)
 		return false
 	}
 	var lower, upper, digit, other bool
@@ -110,6 +127,11 @@ var (
 		return regexp.MustCompile(`(?i)^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%|\{\{.*\}\}|<[^>]*>|\[REDACTED[^\]]*\]|[*xX.•]+|null|none|nil|true|false|undefined|changeme|example|placeholder|your[_-].*|process\.env\..*|os\.environ.*|env\(.*\)|getenv\(.*\))$`)
 	})
 	constantName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`) })
+	// A lower-case name that says it holds a credential is the name a
+	// value is assigned to ("secret: aws_secret_access_key = …").
+	credentialName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)*[_.-](?:password|passwd|secret|token|key|credentials?)(?:[_.-][a-z0-9]+)*$|^(?:password|passwd|secret|token|api[_.-]?key|credentials?)(?:[_.-][a-z0-9]+)+$`)
+	})
 	// A call or a dotted name is code that reads the value, not the value:
 	// document.querySelector('#password'), config.db.password.
 	codeReference = sync.OnceValue(func() *regexp.Regexp {

@@ -51,6 +51,10 @@ func TestScrubLeavesNearMisses(t *testing.T) {
 		"AKIA is the prefix of AWS access key IDs",
 		"run ssh-keygen to make a private key; never commit it",
 		"git@github.com:org/repo.git",
+		"secret: aws_secret_access_key is read from the environment",
+		"the password is required for login",
+		"mysql -p prompts for the password",
+		"docker login -p is deprecated, use --password-stdin",
 	} {
 		if got, kinds := Scrub(in); got != in || len(kinds) > 0 {
 			t.Errorf("Scrub(%q) = %q %v, want it unchanged", in, got, kinds)
@@ -94,6 +98,20 @@ func TestScrubMemoryCases(t *testing.T) {
 		{"PGPASSWORD=pg-Secr3t-2024 psql -h db", "pg-Secr3t-2024"},
 		{"client_secret = 'Zx9!Qw2#Er4$Ty6'", "Zx9!Qw2#Er4$Ty6"},
 		{"ssh key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n(cut)", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"},
+		// A name that says "credential" after a word that does too: the
+		// value, not the name, is the secret.
+		{"Credentials: aws_secret_access_key = Rt/1fjORS+6ilI8ihN5KXSc7Tvo+hBKqFYY+kv5Z", "Rt/1fjORS+6ilI8ihN5KXSc7Tvo+hBKqFYY+kv5Z"},
+		{"Fixed the credentials: DB_PASSWORD = Xk9mQ2vLp8wZ", "Xk9mQ2vLp8wZ"},
+		{"login failed, secret: STRIPE_SECRET = Hq7vTz2LmP9xWq", "Hq7vTz2LmP9xWq"},
+		{"token: api_token = Gh7kLm2Qp9Xz rotated", "Gh7kLm2Qp9Xz"},
+		// Passwords given to command lines, or said in words.
+		{"ran docker login -u ci -p Dk8vQz2Lm4Xp registry.example.com", "Dk8vQz2Lm4Xp"},
+		{"docker login --password=Dk8vQz2Lm4Xp ghcr.io", "Dk8vQz2Lm4Xp"},
+		{"redis-cli -h cache -a Rd5xLm9Qz2Kp ping", "Rd5xLm9Qz2Kp"},
+		{"sshpass -p Ss7hKq2Lm9Zx ssh deploy@host", "Ss7hKq2Lm9Zx"},
+		{"mysql -u root -pMy5qLz8Kx2Vp app < dump.sql", "My5qLz8Kx2Vp"},
+		{"the staging password is Pw4!zLq9Xm, ask before using", "Pw4!zLq9Xm"},
+		{"login with password: admin / Ad9mZq2Lx7 on the box", "Ad9mZq2Lx7"},
 		{"the JWT was eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib2IiLCJyb2xlIjoiYWRtaW4ifQ.Xq2LmZ9xV4cR7pN1wY6bH3jG5sA0eU2iFdKoTp8", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib2IiLCJyb2xlIjoiYWRtaW4ifQ.Xq2LmZ9xV4cR7pN1wY6bH3jG5sA0eU2iFdKoTp8"},
 	} {
 		got, kinds := Scrub(c.in)
