@@ -66,7 +66,15 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	}
 	doc := text
 	if section {
-		doc = inject.MergeSection(string(old), text)
+		var me *inject.MarkerError
+		doc, err = inject.MergeSection(string(old), text)
+		if errors.As(err, &me) {
+			return &cliError{code: exitFailure, msg: fmt.Sprintf("export: %s:%d: %s", e.rel(path), me.Line, me.Msg),
+				hint: "nothing was written: fix or remove lore's markers by hand, then export again"}
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if err := store.WriteAtomic(path, []byte(doc)); err != nil {
 		return err

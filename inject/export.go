@@ -150,19 +150,59 @@ func md(s string) string {
 	return strings.NewReplacer("<!--", "<! --", "-->", "-- >").Replace(s)
 }
 
+// MarkerError is a marker of lore's section that makes no single section,
+// by line.
+type MarkerError struct {
+	Line int
+	Msg  string
+}
+
+func (e *MarkerError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+func markerError(line int, format string, args ...any) error {
+	return &MarkerError{line, fmt.Sprintf(format, args...)}
+}
+
 // MergeSection puts section into doc: replacing lore's marked section if
-// doc has one, appended after the rest otherwise.
-func MergeSection(doc, section string) string {
-	begin := strings.Index(doc, "<!-- lore:begin")
-	end := strings.Index(doc, SectionEnd)
-	if begin >= 0 && end > begin {
-		return doc[:begin] + section + strings.TrimPrefix(doc[end+len(SectionEnd):], "\n")
+// doc has one, appended after the rest otherwise. Markers count only as
+// whole lines, so prose that quotes one is text; markers that do not make
+// exactly one section (a begin without its end, an end above its begin,
+// two sections) are an error naming the line, as replacing between them
+// could delete the user's own text.
+func MergeSection(doc, section string) (string, error) {
+	var begins, ends []int // byte offsets of the marker lines
+	var beginLines, endLines []int
+	for off, n := 0, 1; off < len(doc); n++ {
+		line, _, _ := strings.Cut(doc[off:], "\n")
+		switch t := strings.TrimSpace(line); {
+		case strings.HasPrefix(t, "<!-- lore:begin") && strings.HasSuffix(t, "-->"):
+			begins, beginLines = append(begins, off), append(beginLines, n)
+		case t == SectionEnd:
+			ends, endLines = append(ends, off), append(endLines, n)
+		}
+		off += len(line) + 1
 	}
-	if doc != "" && !strings.HasSuffix(doc, "\n") {
-		doc += "\n"
+	switch {
+	case len(begins) == 0 && len(ends) == 0:
+		if doc != "" && !strings.HasSuffix(doc, "\n") {
+			doc += "\n"
+		}
+		if doc != "" {
+			doc += "\n"
+		}
+		return doc + section, nil
+	case len(begins) > 1:
+		return "", markerError(beginLines[1], "a second lore:begin marker (the first is on line %d)", beginLines[0])
+	case len(ends) > 1:
+		return "", markerError(endLines[1], "a second lore:end marker (the first is on line %d)", endLines[0])
+	case len(ends) == 0:
+		return "", markerError(beginLines[0], "a lore:begin marker without a lore:end marker below it")
+	case len(begins) == 0:
+		return "", markerError(endLines[0], "a lore:end marker without a lore:begin marker above it")
+	case ends[0] < begins[0]:
+		return "", markerError(endLines[0], "the lore:end marker is above the lore:begin marker (line %d)", beginLines[0])
 	}
-	if doc != "" {
-		doc += "\n"
-	}
-	return doc + section
+	rest := doc[ends[0]:]
+	_, after, _ := strings.Cut(rest, "\n")
+	return doc[:begins[0]] + section + after, nil
 }

@@ -3,6 +3,7 @@ package inject
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,6 +138,37 @@ func FuzzReadTranscriptMark(f *testing.F) {
 		}
 		if next := readTranscript(log, hin); len(next.Texts)+len(next.Commands) != 0 {
 			t.Fatalf("mark %q: the next Stop read %v again", mark, next)
+		}
+	})
+}
+
+// FuzzMergeSection: whatever the document, merging lore's section either
+// refuses (markers that make no single section) or leaves exactly one
+// section, keeps what came before it, and is stable when run again.
+func FuzzMergeSection(f *testing.F) {
+	section := SectionBegin + "\nthe memory\n" + SectionEnd + "\n"
+	for _, s := range []string{"", "# T\nrules\n", "# T\n" + section + "footer\n", "x `" + SectionEnd + "` y\n",
+		SectionBegin + "\nold\n\nmine\n", SectionEnd + "\n" + SectionBegin + "\n", section + section} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		out, err := MergeSection(doc, section)
+		if err != nil {
+			var me *MarkerError
+			if !errors.As(err, &me) || me.Line < 1 || me.Line > strings.Count(doc, "\n")+1 {
+				t.Fatalf("MergeSection(%q): %v", doc, err)
+			}
+			return
+		}
+		if n := strings.Count(out, section); n != 1 {
+			t.Fatalf("MergeSection(%q) holds the section %d times:\n%s", doc, n, out)
+		}
+		before, _, _ := strings.Cut(out, section)
+		if !strings.HasPrefix(doc, strings.TrimRight(before, "\n")) {
+			t.Fatalf("MergeSection(%q) changed what came before the section: %q", doc, before)
+		}
+		if again, err := MergeSection(out, section); err != nil || again != out {
+			t.Fatalf("MergeSection is not stable on %q: %q, %v", out, again, err)
 		}
 	})
 }
