@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -240,7 +241,7 @@ func newMCPServer(e *env, readOnly bool) *mcp.Server {
 		func(_ context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, any, error) {
 			args := []string{"list", "--limit", strconv.Itoa(defaultLimit(in.Limit))}
 			if in.Kind != "" {
-				args = append(args, in.Kind)
+				args = append(args, "--", in.Kind) // a kind, never a flag (--dir=…)
 			}
 			return e.tool(args...)
 		})
@@ -315,18 +316,33 @@ func tagArgs(verb string, tags, files []string) []string {
 }
 
 // runCLI runs a lore command in process with its own streams; a failure
-// comes back as the CLI's one-line error. A command that hands over its
-// --json value while printing text (env.structured) returns it too.
+// comes back as the CLI's one-line error and its hint, whatever warnings
+// and notes came before them. A command that hands over its --json value
+// while printing text (env.structured) returns it too.
 func (e *env) runCLI(args ...string) (string, any, error) {
 	var out, errb bytes.Buffer
 	var js any
 	ce := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: e.getenv, cwd: e.cwd, dir: e.dir,
 		collect: func(v any) { js = v }}
 	if ce.main(args) != exitOK {
-		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
-		return "", nil, fmt.Errorf("%s", msg)
+		return "", nil, errors.New(failure(errb.String()))
 	}
 	return out.String(), js, nil
+}
+
+// failure is what a failed command's stderr says went wrong: its error
+// line and hint, or all of it when it has neither.
+func failure(stderr string) string {
+	var keep []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "lore: error: ") || strings.HasPrefix(l, "lore: hint: ") {
+			keep = append(keep, l)
+		}
+	}
+	if len(keep) == 0 {
+		return strings.TrimSpace(stderr)
+	}
+	return strings.Join(keep, "\n")
 }
 
 // tool answers a read tool: the CLI's text, and its JSON

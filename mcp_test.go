@@ -214,6 +214,12 @@ func TestMCPProtocol(t *testing.T) {
 		{"learn", map[string]any{"text": "x", "confidence": 3}, "lore: error: learn: confidence 3 is outside 0.0-1.0"},
 		{"search", map[string]any{"query": "x", "kind": "nonsense"}, "lore: error: search: "},
 		{"search", map[string]any{"query": 5}, `validating /properties/query`},
+		// The error, not the note on stderr before it.
+		{"fail", map[string]any{"error_type": "ghp_R7xk2Lq9ZpT4mWv8Nc3Hy6Jd1Fs5Gb0Ea2Ui", "text": "x"}, "must be one word"},
+		// A kind is never taken for a flag: no other store is read.
+		{"list", map[string]any{"kind": "--dir=" + t.TempDir()}, `lore: error: list: unknown kind "--dir=`},
+		// MCP input has no command line to bound it.
+		{"observe", map[string]any{"text": strings.Repeat("a log line\n", 7000)}, "over the 64 KiB a record may hold"},
 	} {
 		text, isErr, _ := c.call(bad.tool, bad.args)
 		if !isErr || !strings.Contains(text, bad.msg) {
@@ -234,6 +240,16 @@ func TestMCPProtocol(t *testing.T) {
 	if text, _, _ := c.call("search", map[string]any{"query": "table tests shared state"}); !strings.Contains(text, "Prefer table tests") {
 		t.Errorf("the long-lived server did not see a record captured by the CLI: %q", text)
 	}
+
+	// A store with a damaged table warns on every command: a failing
+	// tool still says what failed, not the warning.
+	bad := filepath.Join(repo, ".lore", "patterns", "2020-01", "main-bad.toml")
+	os.MkdirAll(filepath.Dir(bad), 0o755)
+	os.WriteFile(bad, []byte("[[pattern]]\nv = 1\nid = \"pat-broken\n"), 0o644)
+	if text, isErr, _ := c.call("show", map[string]any{"id": "dec-zzzzzz"}); !isErr || !strings.HasPrefix(text, `lore: error: no record matches "dec-zzzzzz"`) {
+		t.Errorf("a failing tool beside a warning: error=%v %q", isErr, text)
+	}
+	os.Remove(bad)
 
 	// --read-only serves only the read tools.
 	ro := startMCP(t, bin, repo, "--read-only")

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,4 +59,22 @@ func readAll(t *testing.T, files []string) string {
 		b.Write(data)
 	}
 	return b.String()
+}
+
+// A version over MaxRecordBytes is refused whole: nothing is written.
+func TestAppendRefusesAnOversizedRecord(t *testing.T) {
+	s := newTestStore(t)
+	r, _ := s.New(record.Handoff, "a pasted log", nil)
+	r.Next = []string{strings.Repeat("x", MaxRecordBytes)}
+	var tooLarge *TooLargeError
+	if err := s.Append(r); !errors.As(err, &tooLarge) || tooLarge.Size <= MaxRecordBytes {
+		t.Fatalf("Append of a %d-byte next step: %v", MaxRecordBytes, err)
+	}
+	if files, _ := s.Files(record.Handoff); len(files) != 0 {
+		t.Errorf("an oversized record left shards: %v", files)
+	}
+	r.Next = []string{strings.Repeat("x", MaxRecordBytes/2)}
+	if err := s.Append(r); err != nil {
+		t.Errorf("a record of half the limit: %v", err)
+	}
 }

@@ -17,6 +17,19 @@ import (
 // ErrAllPrivate is returned when dropping <private> spans leaves no text.
 var ErrAllPrivate = errors.New("nothing is left to write once the <private> spans are dropped")
 
+// MaxRecordBytes bounds a version as written: a record is a note that
+// hooks put in front of an agent, not a log. The command line bounds what
+// a shell passes, but MCP and hook input are bounded by nothing else.
+const MaxRecordBytes = 64 << 10
+
+// TooLargeError is a version over MaxRecordBytes.
+type TooLargeError struct{ Size int }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the record is %d KiB written, over the %d KiB a record may hold: keep long text (logs, output) in a file and name the file with --file",
+		(e.Size+1023)>>10, MaxRecordBytes>>10)
+}
+
 // New starts a record of kind k: a fresh ID, timestamps, and the git
 // origin. The kind package fills its own fields and calls Append.
 func (s *Store) New(k record.Kind, text string, tags []string) (*record.Record, error) {

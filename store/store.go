@@ -192,6 +192,9 @@ func (s *Store) appendLocked(r *record.Record) error {
 	if err != nil {
 		return err
 	}
+	if len(data) > MaxRecordBytes {
+		return &TooLargeError{len(data)}
+	}
 	path, err := s.shardPath(r.Kind, record.Origin{Branch: r.Branch, Commit: r.Commit}, r.Time)
 	if err != nil {
 		return err
