@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"lore/trust"
 )
 
 // The mcp verbs' usage lines, in its help and in each verb's own.
@@ -26,7 +28,7 @@ const (
 )
 
 const mcpHelp = `Usage:
-  lore mcp [--read-only]          serve the memory over MCP (stdio)
+  lore mcp [--read-only] [--host-trusted]   serve the memory over MCP (stdio)
   ` + mcpInstallUsage + `
   ` + mcpUninstallUsage + `
   ` + mcpStatusUsage + `
@@ -41,7 +43,11 @@ and one-line errors:
            they return the new ID)
 
 --read-only serves only the read tools. Each call reads the store afresh,
-so one long-lived server sees what other processes record.
+so one long-lived server sees what other processes record. The read tools
+answer only in a repository the user trusts (lore trust), as the hooks do;
+--host-trusted says the server is in the repository's own configuration,
+which the agent runs only in folders the user trusted (install writes it
+at project scope).
 
 install writes lore's server into an agent's MCP configuration: claude
 (.mcp.json; user: ~/.claude.json), cursor (.cursor/mcp.json), codex
@@ -63,6 +69,7 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 	}
 	fs := newFlags("mcp")
 	readOnly := fs.Bool("read-only", false, "serve only the read tools")
+	hostTrusted := fs.Bool("host-trusted", false, "the server is in the repository's own configuration, which the agent runs only in folders the user trusted")
 	if err := e.parse(fs, mcpHelp, args); err != nil {
 		return err
 	}
@@ -70,7 +77,7 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 		return usageError("run 'lore mcp --help'", "mcp: unknown verb %q (want install, uninstall or status, or no verb to serve)", fs.Arg(0))
 	}
 	debug.SetGCPercent(100) // a long-lived server collects its garbage
-	server := newMCPServer(e, *readOnly)
+	server := newMCPServer(e, *readOnly, *hostTrusted)
 	out := &lockedWriter{w: e.stdout}
 	in := &jsonLines{r: bufio.NewReader(e.stdin), out: out}
 	return server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: out})
@@ -210,7 +217,7 @@ type (
 
 // newMCPServer serves e's store: every tool runs the CLI command it mirrors
 // in process, so output, validation, scrubbing and errors are the CLI's.
-func newMCPServer(e *env, readOnly bool) *mcp.Server {
+func newMCPServer(e *env, readOnly, hostTrusted bool) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "lore", Version: version()}, &mcp.ServerOptions{
 		Instructions: "lore is this repository's memory: decisions, patterns, failures, handoffs and observations " +
 			"recorded by earlier sessions and committed with the code. Search it before you decide something the " +
@@ -220,6 +227,15 @@ func newMCPServer(e *env, readOnly bool) *mcp.Server {
 	read := func(name, desc string) *mcp.Tool {
 		return &mcp.Tool{Name: name, Description: desc, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}
 	}
+	// answer runs a read tool's command where the user trusts the memory.
+	answer := func(args ...string) (*mcp.CallToolResult, any, error) {
+		if !hostTrusted {
+			if err := e.checkTrusted(); err != nil {
+				return nil, nil, err
+			}
+		}
+		return e.tool(args...)
+	}
 	mcp.AddTool(server, read("search", "Search the repository's memory for records relevant to a question or task, best first "+
 		"(the same ranking as the prompt hook, with weaker matches shown). Use it before deciding something the team may have decided already."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
@@ -227,15 +243,15 @@ func newMCPServer(e *env, readOnly bool) *mcp.Server {
 			if in.Kind != "" {
 				args = append(args, "--kind", in.Kind)
 			}
-			return e.tool(append(args, "--", in.Query)...)
+			return answer(append(args, "--", in.Query)...)
 		})
 	mcp.AddTool(server, read("show", "Show one record whole, with every version of it: use it after a search result or an ID-only summary."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in showIn) (*mcp.CallToolResult, any, error) {
-			return e.tool("show", "--", in.ID)
+			return answer("show", "--", in.ID)
 		})
 	mcp.AddTool(server, read("resume", "Where the last session left off: its handoff, git changes since, recent decisions, trusted patterns, recurring failures."),
 		func(_ context.Context, _ *mcp.CallToolRequest, _ resumeIn) (*mcp.CallToolResult, any, error) {
-			return e.tool("resume")
+			return answer("resume")
 		})
 	mcp.AddTool(server, read("list", "List records newest first, of one kind or all."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, any, error) {
@@ -243,7 +259,7 @@ func newMCPServer(e *env, readOnly bool) *mcp.Server {
 			if in.Kind != "" {
 				args = append(args, "--", in.Kind) // a kind, never a flag (--dir=…)
 			}
-			return e.tool(args...)
+			return answer(args...)
 		})
 	if readOnly {
 		return server
@@ -374,6 +390,19 @@ func (e *env) tool(args ...string) (*mcp.CallToolResult, any, error) {
 		res.StructuredContent = obj
 	}
 	return res, nil, nil
+}
+
+// checkTrusted refuses to read the memory of a repository the user has
+// not trusted, as the hooks do: an agent's MCP server configured for every
+// repository must not let a cloned one speak to it. Where there is no
+// store, the command says so.
+func (e *env) checkTrusted() error {
+	dir, err := e.storeDir()
+	if err != nil || trust.Trusted(e.getenv, dir) {
+		return nil
+	}
+	return errors.New("lore: error: this repository's memory is not trusted on this machine, so none of it is shown\n" +
+		"lore: hint: to use it, the user runs 'lore trust' in the repository (records can still be captured)")
 }
 
 // capture answers a capture tool: the new record's ID, as text and as

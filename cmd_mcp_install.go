@@ -46,7 +46,11 @@ func (e *env) mcpConfig(verb, help string, args []string) error {
 				return err
 			}
 			if changed {
-				fmt.Fprintf(e.stdout, "installed lore's MCP server for %s in %s: %s %s\n", t.Host.Title, e.rel(t.Path), command, strings.Join(hooks.ServeArgs, " "))
+				entry, err := hooks.MCPStatus(t)
+				if err != nil || entry == nil {
+					return fmt.Errorf("%s: lore's entry is not there after install: %v", e.rel(t.Path), err)
+				}
+				fmt.Fprintf(e.stdout, "installed lore's MCP server for %s in %s: %s %s\n", t.Host.Title, e.rel(t.Path), entry.Command, strings.Join(entry.Args, " "))
 			} else {
 				fmt.Fprintf(e.stdout, "lore's MCP server for %s is already in %s\n", t.Host.Title, e.rel(t.Path))
 			}

@@ -263,6 +263,31 @@ func TestMCPProtocol(t *testing.T) {
 		t.Errorf("--read-only tools: %v", names)
 	}
 
+	// An untrusted repository's memory is not read, as the hooks do not
+	// show it; captures still work. --host-trusted (a project's own
+	// configuration, which the agent runs only where the user trusted the
+	// folder) reads it.
+	lore("trust", "--revoke")
+	untrusted := startMCP(t, bin, repo)
+	untrusted.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})
+	for _, read := range []struct {
+		tool string
+		args map[string]any
+	}{{"search", map[string]any{"query": "JSONL shards"}}, {"show", map[string]any{"id": dec}}, {"resume", map[string]any{}}, {"list", map[string]any{}}} {
+		if text, isErr, _ := untrusted.call(read.tool, read.args); !isErr || !strings.Contains(text, "not trusted on this machine") || strings.Contains(text, "JSONL") {
+			t.Errorf("%s in an untrusted repository: error=%v %q", read.tool, isErr, text)
+		}
+	}
+	if text, isErr, _ := untrusted.call("observe", map[string]any{"text": "noted in an untrusted clone"}); isErr {
+		t.Errorf("a capture in an untrusted repository: %q", text)
+	}
+	hostTrusted := startMCP(t, bin, repo, "--host-trusted")
+	hostTrusted.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})
+	if text, isErr, _ := hostTrusted.call("search", map[string]any{"query": "JSONL shards"}); isErr || !strings.Contains(text, "JSONL") {
+		t.Errorf("--host-trusted: error=%v %q", isErr, text)
+	}
+	lore("trust")
+
 	// No store: a tool error, not a dead server.
 	nostore := startMCP(t, bin, t.TempDir())
 	nostore.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})

@@ -71,9 +71,10 @@ func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
 		for _, a := range entry.Args {
 			args = append(args, strconv.Quote(a))
 		}
-		table := fmt.Sprintf("[mcp_servers.lore]\ncommand = %s\nargs = [%s]\n", strconv.Quote(entry.Command), strings.Join(args, ", "))
+		command, argList := "command = "+strconv.Quote(entry.Command)+"\n", "args = ["+strings.Join(args, ", ")+"]\n"
+		table := "[mcp_servers.lore]\n" + command + argList
 		if start >= 0 {
-			out = strings.Join(lines[:start], "") + table + strings.Join(lines[end:], "")
+			out = strings.Join(lines[:start], "") + editTable(lines[start:end], command, argList) + strings.Join(lines[end:], "")
 		} else {
 			before := string(data)
 			if before != "" && !strings.HasSuffix(before, "\n") {
@@ -100,6 +101,38 @@ func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
 		return false, err
 	}
 	return true, store.WriteAtomic(path, []byte(out))
+}
+
+// editTable sets the command and args lines of lore's table (its lines,
+// header first), keeping the rest of it (comments, env, other keys and
+// subtables) as the user wrote it; a line missing is added after the
+// header. A value written over several lines is left to the check after
+// the edit, which refuses it.
+func editTable(table []string, command, args string) string {
+	out := slices.Clone(table)
+	if !strings.HasSuffix(out[0], "\n") {
+		out[0] += "\n"
+	}
+	body := len(out)
+	for i := 1; i < len(out); i++ {
+		if anyTable().MatchString(out[i]) {
+			body = i
+			break
+		}
+	}
+	set := func(key, line string) {
+		for i := 1; i < body; i++ {
+			if k, _, ok := strings.Cut(out[i], "="); ok && strings.TrimSpace(k) == key {
+				out[i] = line
+				return
+			}
+		}
+		out = slices.Insert(out, 1, line)
+		body++
+	}
+	set("args", args)
+	set("command", command)
+	return strings.Join(out, "")
 }
 
 // othersOf is everything a config.toml's content sets but lore's server,

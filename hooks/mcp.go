@@ -108,23 +108,88 @@ type MCPEntry struct {
 // ServeArgs are the arguments that make lore an MCP server.
 var ServeArgs = []string{"mcp"}
 
-// InstallMCP writes lore's server entry (binary, ServeArgs) into t, or
-// updates it; it reports whether the file changed.
+// hostTrusted is the flag a project's configuration adds: the agent runs
+// a project's servers only in folders the user trusted, as its hooks
+// (see Command).
+const hostTrusted = "--host-trusted"
+
+// serveFlags are the lore mcp flags an entry of lore's may carry.
+var serveFlags = []string{"--read-only", hostTrusted}
+
+// Lore reports whether e runs lore's server (lore mcp and its own flags,
+// whatever binary), rather than another server someone named lore.
+func (e *MCPEntry) Lore() bool {
+	return len(e.Args) > 0 && e.Args[0] == ServeArgs[0] &&
+		!slices.ContainsFunc(e.Args[1:], func(a string) bool { return !slices.Contains(serveFlags, a) })
+}
+
+// ArgsFor are the arguments lore's entry in t runs with: ServeArgs, the
+// flags a user added to the entry there already (--read-only), and
+// --host-trusted at project scope.
+func ArgsFor(t MCPTarget, cur *MCPEntry) []string {
+	args := slices.Clone(ServeArgs)
+	if cur != nil {
+		for _, a := range cur.Args[1:] {
+			if a != hostTrusted && !slices.Contains(args, a) {
+				args = append(args, a)
+			}
+		}
+	}
+	if t.Scope == "project" {
+		args = append(args, hostTrusted)
+	}
+	return args
+}
+
+// unchanged is a configuration lore could not read, which it leaves alone.
+func unchanged(err error) error {
+	if strings.HasSuffix(err.Error(), "lore has not changed it") {
+		return err
+	}
+	return fmt.Errorf("%v; fix or move it, lore has not changed it", err)
+}
+
+// errForeign refuses to change an entry named lore that is not lore's.
+func errForeign(t MCPTarget, cur *MCPEntry) error {
+	what := "no command"
+	if cur.Command != "" {
+		what = strings.TrimSpace(cur.Command + " " + strings.Join(cur.Args, " "))
+	}
+	return fmt.Errorf("%s: the server named %q runs %s, not lore's server; lore has not changed it (rename it, or remove it by hand)", t.Path, MCPServerName, what)
+}
+
+// InstallMCP writes lore's server entry (binary, ArgsFor) into t, or
+// updates it, keeping what else a user put in lore's entry (env, flags);
+// it refuses an entry named lore that is another server. It reports
+// whether the file changed.
 func InstallMCP(t MCPTarget, binary string) (bool, error) {
+	cur, err := MCPStatus(t)
+	if err != nil {
+		return false, unchanged(err)
+	}
+	if cur != nil && !cur.Lore() {
+		return false, errForeign(t, cur)
+	}
+	args := ArgsFor(t, cur)
 	if t.Host.TOML {
-		return editCodexTOML(t.Path, &MCPEntry{binary, ServeArgs})
+		return editCodexTOML(t.Path, &MCPEntry{binary, args})
 	}
-	entry := newObject()
-	if t.Host.Typed {
-		entry.set("type", mustJSON("stdio"))
-	}
-	entry.set("command", mustJSON(binary))
-	entry.set("args", mustJSON(ServeArgs))
 	return editJSON(t.Path, t.Scope == "project", t.Host.Title, func(root *object) (bool, error) {
 		servers, err := childObject(root, t.Host.Key, t.Path)
 		if err != nil {
 			return false, err
 		}
+		entry := newObject()
+		if raw, ok := servers.get(MCPServerName); ok {
+			if entry, err = parseSettings(raw); err != nil {
+				return false, fmt.Errorf("%s: %q.%s: %v", t.Path, t.Host.Key, MCPServerName, err)
+			}
+		}
+		if t.Host.Typed {
+			entry.set("type", mustJSON("stdio"))
+		}
+		entry.set("command", mustJSON(binary))
+		entry.set("args", mustJSON(args))
 		want := mustJSON(entry)
 		if cur, ok := servers.get(MCPServerName); ok && sameJSON(cur, want) {
 			return false, nil
@@ -140,6 +205,11 @@ func InstallMCP(t MCPTarget, binary string) (bool, error) {
 func UninstallMCP(t MCPTarget) (bool, error) {
 	if _, err := os.Stat(t.Path); errors.Is(err, os.ErrNotExist) {
 		return false, nil
+	}
+	if cur, err := MCPStatus(t); err != nil {
+		return false, unchanged(err)
+	} else if cur != nil && !cur.Lore() {
+		return false, errForeign(t, cur)
 	}
 	if t.Host.TOML {
 		return editCodexTOML(t.Path, nil)
@@ -195,8 +265,8 @@ func MCPStatus(t MCPTarget) (*MCPEntry, error) {
 
 // Installed reports whether e is lore's server run by an existing binary.
 func (e *MCPEntry) Installed() (ok bool, why string) {
-	if !slices.Equal(e.Args, ServeArgs) {
-		return false, fmt.Sprintf("runs %s %s, not lore mcp", e.Command, strings.Join(e.Args, " "))
+	if !e.Lore() {
+		return false, fmt.Sprintf("runs %s, not lore mcp", strings.TrimSpace(e.Command+" "+strings.Join(e.Args, " ")))
 	}
 	if filepath.IsAbs(e.Command) {
 		if _, err := os.Stat(e.Command); err != nil {
