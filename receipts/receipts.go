@@ -18,6 +18,7 @@ import (
 	"sort"
 	"time"
 
+	"lore/secrets"
 	"lore/store"
 )
 
@@ -82,9 +83,7 @@ func (l *Log) Append(ev Event) {
 		return
 	}
 	ev.Session = l.session
-	if len(ev.Prompt) > promptChars {
-		ev.Prompt = ev.Prompt[:promptChars]
-	}
+	ev.Prompt = clipPrompt(ev.Prompt)
 	line, err := json.Marshal(ev)
 	if err != nil {
 		return
@@ -105,6 +104,22 @@ func (l *Log) Append(ev Event) {
 	}
 	_, _ = f.Write(append(line, '\n'))
 	f.Close()
+}
+
+// clipPrompt is the start of a prompt as a receipt keeps it: scrubbed of
+// secrets, as everything lore writes under .lore/ is (a pasted token is
+// the kind of prompt that gets nothing, and so is kept), then cut. The
+// scrub reads a little past the cut, so a credential that starts before it
+// is found whole.
+func clipPrompt(p string) string {
+	if len(p) > 8*promptChars {
+		p = p[:8*promptChars]
+	}
+	p, _ = secrets.Scrub(p)
+	if len(p) > promptChars {
+		p = p[:promptChars]
+	}
+	return p
 }
 
 // Path is the receipt's file ("" for a log that records nothing).

@@ -121,3 +121,21 @@ func TestLogIsBounded(t *testing.T) {
 	}
 	Open(dir, "").Append(Event{Event: Start}) // no session: records nothing, no panic
 }
+
+// A prompt that got nothing is kept scrubbed: a pasted credential never
+// reaches .lore/, even cut where the token runs on.
+func TestPromptIsScrubbed(t *testing.T) {
+	dir := t.TempDir()
+	l := Open(dir, "s1")
+	token := "ghp_R7xk2Lq9ZpT4mWv8Nc3Hy6Jd1Fs5Gb0Ea2Ui"
+	for _, p := range []string{"my key " + token + " does not work", strings.Repeat("x ", 52) + token} {
+		l.Append(Event{Time: time.Now(), Event: Prompt, Prompt: p})
+	}
+	data, err := os.ReadFile(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "ghp_R7xk") || !strings.Contains(string(data), "[REDACTED:github-pat]") {
+		t.Errorf("receipt holds %s", data)
+	}
+}

@@ -49,7 +49,7 @@ func Summarize(evs []Event, since time.Time) Report {
 		case Start, Prompt:
 			if len(ev.Full)+len(ev.Summary) == 0 {
 				if ev.Prompt != "" {
-					r.Nothing = append(r.Nothing, ev.Prompt)
+					r.Nothing = append(r.Nothing, clipPrompt(ev.Prompt)) // again: an older lore kept it as typed
 				}
 				continue
 			}

@@ -1,7 +1,6 @@
 package secrets
 
 import (
-	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -13,8 +12,19 @@ import (
 // rule is a ruleSpec ready to run: its regex and allowlists compile the
 // first time one of its keywords appears in a text.
 type rule struct {
-	ruleSpec
-	compiled func() compiledRule
+	*ruleSpec
+	once sync.Once
+	c    compiledRule
+}
+
+func (r *rule) compiled() compiledRule {
+	r.once.Do(func() {
+		r.c = compiledRule{re: regexp.MustCompile(r.regex)}
+		for _, a := range r.allow {
+			r.c.allow = append(r.c.allow, compileAllow(a))
+		}
+	})
+	return r.c
 }
 
 type compiledRule struct {
@@ -56,32 +66,38 @@ type keyword struct {
 	rules []int
 }
 
-var rules = sync.OnceValue(func() *ruleSet {
+var rules = sync.OnceValue(newRuleSet)
+
+func newRuleSet() *ruleSet {
 	rs := &ruleSet{global: sync.OnceValue(func() allowlist { return compileAllow(gitleaksGlobal) })}
-	byWord := map[string][]int{}
-	for i, spec := range slices.Concat(gitleaksRules, loreRules) {
-		rs.rules = append(rs.rules, rule{ruleSpec: spec, compiled: sync.OnceValue(func() compiledRule {
-			c := compiledRule{re: regexp.MustCompile(spec.regex)}
-			for _, a := range spec.allow {
-				c.allow = append(c.allow, compileAllow(a))
+	rs.rules = make([]rule, 0, len(gitleaksRules)+len(loreRules))
+	for _, specs := range [][]ruleSpec{gitleaksRules, loreRules} {
+		for i := range specs {
+			rs.rules = append(rs.rules, rule{ruleSpec: &specs[i]})
+			for _, w := range specs[i].keywords {
+				rs.add(strings.ToLower(w), len(rs.rules)-1)
 			}
-			return c
-		})})
-		for _, w := range spec.keywords {
-			w = strings.ToLower(w)
-			byWord[w] = append(byWord[w], i)
 		}
-	}
-	for _, w := range slices.Sorted(maps.Keys(byWord)) {
-		k := key(w[0], w[1])
-		if rs.first[k] == 0 {
-			rs.buckets = append(rs.buckets, nil)
-			rs.first[k] = uint16(len(rs.buckets))
-		}
-		rs.buckets[rs.first[k]-1] = append(rs.buckets[rs.first[k]-1], keyword{w, byWord[w]})
 	}
 	return rs
-})
+}
+
+// add indexes keyword w (lower-cased, two bytes at least) of rule r.
+func (rs *ruleSet) add(w string, r int) {
+	k := key(w[0], w[1])
+	if rs.first[k] == 0 {
+		rs.buckets = append(rs.buckets, nil)
+		rs.first[k] = uint16(len(rs.buckets))
+	}
+	b := &rs.buckets[rs.first[k]-1]
+	for i := range *b {
+		if (*b)[i].word == w {
+			(*b)[i].rules = append((*b)[i].rules, r)
+			return
+		}
+	}
+	*b = append(*b, keyword{w, []int{r}})
+}
 
 func key(a, b byte) int { return int(lowerASCII(a))<<8 | int(lowerASCII(b)) }
 

@@ -113,7 +113,8 @@ func TestGitleaksCorpusIsRedacted(t *testing.T) {
 
 // secretsOf is what gitleaks' rule id takes for the secrets in text.
 func secretsOf(id, text string) []string {
-	for _, r := range rules().rules {
+	for i := range rules().rules {
+		r := &rules().rules[i]
 		if r.id != id {
 			continue
 		}
