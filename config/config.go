@@ -26,8 +26,10 @@ type Config struct {
 	Anchors  AnchorsConfig       `toml:"anchors"`
 	Weights  map[string]float64  `toml:"weights"`
 	Synonyms map[string][]string `toml:"synonyms"`
-	// Clamped notes each setting held to its bound.
-	Clamped []ConfigError `toml:"-"`
+	// Notes says what lore did not take as written: each setting held to
+	// its bound, and each key it does not know (ignored: a newer lore's
+	// setting must not stop an older one).
+	Notes []ConfigError `toml:"-"`
 }
 
 // InjectConfig tunes what the prompt hook injects.
@@ -160,13 +162,13 @@ func LoadConfig(dir string) (*Config, error) {
 		// Type mismatches come as "toml: line N (last key "k"): msg".
 		if m := typeErr().FindStringSubmatch(err.Error()); m != nil {
 			line, _ := strconv.Atoi(m[1])
-			return nil, &ConfigError{path, line, fmt.Sprintf("key %q: %s", m[2], m[3])}
+			return nil, &ConfigError{path, line, fmt.Sprintf("key %q: %s", m[2], tomlTypes(m[3]))}
 		}
 		return nil, &ConfigError{path, 0, err.Error()}
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		k := und[0]
-		return nil, &ConfigError{path, keyLine(data, k[len(k)-1]), fmt.Sprintf("unknown key %q", k.String())}
+	for _, k := range md.Undecoded() {
+		cfg.Notes = append(cfg.Notes, ConfigError{path, keyLine(data, k[len(k)-1]),
+			fmt.Sprintf("unknown key %q: ignored (a newer lore's setting, or a typo)", k.String())})
 	}
 	if cfg.Format > record.FormatVersion {
 		return nil, fmt.Errorf("%s:%d: %w", path, keyLine(data, "format"), &record.ErrNewerFormat{Version: cfg.Format})
@@ -180,7 +182,7 @@ func LoadConfig(dir string) (*Config, error) {
 
 // Bounds a repository's config.toml cannot go past: it is committed by
 // whoever can push, and these settings decide how much of the store an
-// agent is shown. Values past them are used at the bound, and Clamped says
+// agent is shown. Values past them are used at the bound, and Notes says
 // so (lore doctor reports it).
 const (
 	MinRelevanceFloor = 0.5 // below it nearly every record passes the gate
@@ -193,7 +195,7 @@ const (
 // clamp holds the settings to the bounds above, noting each change.
 func (c *Config) clamp(path string, data []byte) {
 	note := func(key, msg string) {
-		c.Clamped = append(c.Clamped, ConfigError{path, keyLine(data, key), fmt.Sprintf("key %q: %s", key, msg)})
+		c.Notes = append(c.Notes, ConfigError{path, keyLine(data, key), fmt.Sprintf("key %q: %s", key, msg)})
 	}
 	if c.Inject.MinRelevance < MinRelevanceFloor {
 		note("min_relevance", fmt.Sprintf("%g is below %g, so lore uses %g", c.Inject.MinRelevance, MinRelevanceFloor, MinRelevanceFloor))
@@ -289,6 +291,38 @@ func (c *Config) Weight(k record.Kind) float64 {
 	}
 	return defaults().Weights[string(k)]
 }
+
+// tomlTypes says a type mismatch in TOML's words rather than Go's:
+// "incompatible types: TOML value has type int64; destination has type
+// slice" becomes "is an integer, where an array is expected".
+func tomlTypes(msg string) string {
+	m := typeWords().FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	word := func(goType string) string {
+		switch {
+		case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint"):
+			return "an integer"
+		case strings.HasPrefix(goType, "float"):
+			return "a float"
+		case goType == "bool":
+			return "a boolean"
+		case goType == "string":
+			return "a string"
+		case goType == "slice" || strings.HasPrefix(goType, "[]"):
+			return "an array"
+		case goType == "map" || goType == "struct" || strings.HasPrefix(goType, "map["):
+			return "a table"
+		}
+		return goType
+	}
+	return fmt.Sprintf("is %s, where %s is expected", word(m[1]), word(m[2]))
+}
+
+var typeWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`TOML value has type ([\w\[\]]+); destination has type ([\w\[\]]+)`)
+})
 
 // keyLine finds the first line that assigns key, for messages about keys
 // the TOML decoder does not position.

@@ -44,8 +44,8 @@ func TestDefaultConfigMatchesDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(loaded.Clamped) > 0 {
-			t.Errorf("DefaultConfig is past a bound: %v", loaded.Clamped)
+		if len(loaded.Notes) > 0 {
+			t.Errorf("DefaultConfig is past a bound: %v", loaded.Notes)
 		}
 		if !reflect.DeepEqual(loaded, want) {
 			t.Errorf("DefaultConfig loads as\n%+v\nnot the defaults\n%+v", loaded, want)
@@ -218,10 +218,35 @@ func show(v reflect.Value) string {
 	return fmt.Sprintf("%v", v.Interface())
 }
 
+// A key lore does not know (a newer lore's, or a typo) is noted, with its
+// line, and the rest of the file is used: it must not stop every command
+// and silence the hooks for the whole team.
+func TestUnknownKeysAreNotedNotFatal(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[inject]\n\nbudgte = 1\nmax_items = 4\n[bogus]\nx = 1\n"), 0o644)
+	cfg, err := LoadConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Inject.MaxItems != 4 {
+		t.Errorf("the known keys beside an unknown one are not used: max_items %d", cfg.Inject.MaxItems)
+	}
+	var notes []string
+	for _, n := range cfg.Notes {
+		notes = append(notes, n.Error())
+	}
+	want := []string{`config.toml:3: unknown key "inject.budgte": ignored`, `unknown key "bogus.x": ignored`}
+	for _, w := range want {
+		if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, w) }) {
+			t.Errorf("notes %q, want one saying %q", notes, w)
+		}
+	}
+}
+
 func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
-		{"[inject]\nbudget = \"x\"\n", `config.toml:2: key "inject.budget": incompatible types`},
-		{"[inject]\n\nbudgte = 1\n", `config.toml:3: unknown key "inject.budgte"`},
+		{"[inject]\nbudget = \"x\"\n", `config.toml:2: key "inject.budget": is a string, where an integer is expected`},
+		{"[inject]\nbudget = [1]\n", `config.toml:2: key "inject.budget": is an array, where an integer is expected`},
 		{"[weights]\nwidget = 1.0\n", `config.toml:2: key "widget": not a kind`},
 		{"format = 1\n[inject\n", `to end table name`},
 		{"[inject]\nmin_relevance = nan\n", `config.toml:2: key "min_relevance": must be a number`},

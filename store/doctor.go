@@ -88,7 +88,7 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 	for _, r := range results {
 		probs = append(probs, r.secrets...)
 	}
-	for _, c := range s.Config.Clamped {
+	for _, c := range s.Config.Notes {
 		probs = append(probs, Problem{File: s.Rel(c.File), Line: c.Line, Kind: "config", Message: c.Msg})
 	}
 	probs = append(probs, s.checkAttributes(fix)...)
