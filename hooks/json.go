@@ -85,6 +85,7 @@ var errNotObject = errors.New("not a JSON object")
 // parseSettings reads a settings file's content as a JSON object; a syntax
 // error names its line.
 func parseSettings(data []byte) (*object, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a Windows editor's byte-order mark
 	o := newObject()
 	if len(bytes.TrimSpace(data)) == 0 {
 		return o, nil

@@ -31,6 +31,9 @@ func (w Warning) String() string { return fmt.Sprintf("%s: %s", w.Pos, w.Msg) }
 // ParseShard reads a shard of either format, by its extension: TOML for
 // patterns, JSONL for the rest. name is used in positions.
 func ParseShard(name string, data []byte) ([]*Record, []Warning, error) {
+	// A byte-order mark some Windows editors put first is no record and
+	// no text: the first line is read after it.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if strings.HasSuffix(name, ".toml") {
 		return ParseTOML(name, data)
 	}

@@ -142,6 +142,21 @@ func TestParseJSONLWarnings(t *testing.T) {
 	}
 }
 
+// A byte-order mark before the first line (some Windows editors write
+// one) hides no record, in either format.
+func TestByteOrderMarkHidesNoRecord(t *testing.T) {
+	bom := "\xef\xbb\xbf"
+	for name, data := range map[string]string{
+		"f.jsonl": bom + "{\"v\":1,\"id\":\"dec-abcdefgh012345678\",\"ts\":\"2026-01-01T00:00:00Z\",\"text\":\"first\"}\n",
+		"f.toml":  bom + "[[pattern]]\nv = 1\nid = \"pat-abcdefgh012345678\"\nts = 2026-01-01T00:00:00Z\ntext = \"first\"\n",
+	} {
+		recs, warns, err := ParseShard(name, []byte(data))
+		if err != nil || len(recs) != 1 || recs[0].Text != "first" || len(warns) > 0 {
+			t.Errorf("%s with a BOM: %d records, warnings %v, %v", name, len(recs), warns, err)
+		}
+	}
+}
+
 // Lines lore writes take the shortcut decoder, and it decodes them as
 // encoding/json does (FuzzDecodeFast checks the rest).
 func TestDecodeFastTakesWhatLoreWrites(t *testing.T) {
