@@ -12,8 +12,6 @@ import (
 	"sync"
 
 	"github.com/BurntSushi/toml"
-
-	"lore/store"
 )
 
 // Codex keeps MCP servers in config.toml, a file people write by hand with
@@ -100,7 +98,7 @@ func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
-	return true, store.WriteAtomic(path, []byte(out))
+	return true, writeConfig(path, []byte(out))
 }
 
 // editTable sets the command and args lines of lore's table (its lines,

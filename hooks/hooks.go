@@ -6,6 +6,7 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -448,10 +449,15 @@ func binaryExists(bin string) bool {
 	return err == nil
 }
 
+// mustJSON encodes v as JSON without HTML escapes: a user's hook command
+// "npm run lint && echo <ok>" stays readable in their settings, not
+// \u0026\u0026 and \u003cok\u003e.
 func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only lore's own values are marshalled here
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // only lore's own values and parsed settings are encoded here
 	}
-	return b
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }

@@ -54,7 +54,9 @@ func TestInstallThenUninstallRestoresTheFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		orig := "{\n  \"theme\": \"dark\"\n}\n"
+		// A user's own hook with characters JSON may escape as HTML: they
+		// come back as written.
+		orig := "{\n  \"theme\": \"dark\",\n  \"lint\": \"npm run lint && echo <ok>\"\n}\n"
 		if a.Plugin {
 			orig = "" // lore's plugin is a file of its own
 		} else {
@@ -105,4 +107,30 @@ func FuzzParseSettings(f *testing.F) {
 			t.Fatalf("invalid JSON out")
 		}
 	})
+}
+
+// A settings file that is a symbolic link (dotfiles kept in a repository
+// of their own) is written through: the link stays, its target changes.
+func TestInstallWritesThroughASymlink(t *testing.T) {
+	a, _ := FindAgent("claude")
+	home := t.TempDir()
+	tg, err := NewTarget(a, "project", home, UserDirs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dotfiles := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(dotfiles, []byte("{\"theme\": \"dark\"}\n"), 0o644)
+	os.MkdirAll(filepath.Dir(tg.Path), 0o755)
+	if err := os.Symlink(dotfiles, tg.Path); err != nil {
+		t.Skip(err)
+	}
+	if _, err := Install(tg, "lore inject --stdin"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(tg.Path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if data, _ := os.ReadFile(dotfiles); !strings.Contains(string(data), "lore inject --stdin") || !strings.Contains(string(data), "dark") {
+		t.Errorf("the link's target: %s", data)
+	}
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
+
+	"lore/store"
 )
 
 // object is a JSON object that keeps its keys in order, so a settings
@@ -71,8 +74,7 @@ func (o *object) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
+		b.Write(mustJSON(k))
 		b.WriteByte(':')
 		b.Write(o.vals[k])
 	}
@@ -106,10 +108,7 @@ func parseSettings(data []byte) (*object, error) {
 
 // render is the file's new content: two-space indented, newline-terminated.
 func render(o *object) ([]byte, error) {
-	raw, err := json.Marshal(o)
-	if err != nil {
-		return nil, err
-	}
+	raw := mustJSON(o)
 	var b bytes.Buffer
 	if err := json.Indent(&b, raw, "", "  "); err != nil {
 		return nil, err
@@ -136,4 +135,16 @@ func kindOf(raw json.RawMessage) string {
 		return "a boolean"
 	}
 	return "a number"
+}
+
+// writeConfig replaces an agent's configuration file atomically. A file
+// that is a symbolic link (dotfiles kept in a repository of their own) is
+// written through: the link stays and its target gets the content, as an
+// editor would save it. Only agents' configuration, which the user points
+// lore at, is followed so; a store's own files never are.
+func writeConfig(path string, data []byte) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	return store.WriteAtomic(path, data)
 }

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"lore/store"
 )
 
 // MCPHost is an agent whose MCP configuration lore can add its server to.
@@ -325,5 +323,5 @@ func editJSON(path string, create bool, title string, change func(root *object) 
 			return false, err
 		}
 	}
-	return true, store.WriteAtomic(path, out)
+	return true, writeConfig(path, out)
 }

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"lore/store"
 )
 
 // opencode has no command hooks: it loads JavaScript plugins from its
@@ -90,7 +88,7 @@ func installPlugin(t Target, command string) (bool, error) {
 			return false, fmt.Errorf("%s does not exist: is %s installed? (or use --scope project)", conf, t.Agent.Title)
 		}
 	}
-	return true, store.WriteAtomic(t.Path, []byte(want))
+	return true, writeConfig(t.Path, []byte(want))
 }
 
 func uninstallPlugin(t Target) (bool, error) {
