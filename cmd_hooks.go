@@ -26,7 +26,9 @@ changes nothing; a malformed file, or a lore.js that is not lore's, is
 refused untouched.
 
 The hook runs lore by the absolute path of the binary you ran install with,
-so it works when the agent starts hooks with a minimal PATH. 'status' says
+so it works when the agent starts hooks with a minimal PATH; at project
+scope it adds --host-trusted (the agent runs a project's hooks only in
+folders the user trusted). 'status' says
 when that binary no longer exists (reinstall after moving it). Teams that
 commit settings.json and have lore on everyone's PATH can pass
 --command 'lore inject --stdin' instead.`

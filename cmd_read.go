@@ -186,6 +186,9 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if query == "" {
 		return usageError("run 'lore search --help'", "search: the query is empty")
 	}
+	if *limit < 0 {
+		return usageError("", "search: --limit must not be negative")
+	}
 	var kinds []record.Kind
 	if *kindFlag != "" {
 		k, err := record.ParseKind(*kindFlag)
@@ -199,7 +202,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	ix := inject.NewIndex(snap, s.Config).CheckAnchors(e.codeChecker(s))
-	res := ix.Rank(query, inject.Options{Now: s.Clock(), MinEvidence: searchMinEvidence, Kinds: kinds, Limit: max(*limit, 0)})
+	res := ix.Rank(query, inject.Options{Now: s.Clock(), MinEvidence: searchMinEvidence, Kinds: kinds, Limit: *limit})
 	out := make([]map[string]any, 0, len(res))
 	for _, sc := range res {
 		out = append(out, map[string]any{"record": recordJSON(sc.Rec), "score": sc})

@@ -65,7 +65,15 @@ type WrongKindError struct {
 }
 
 func (e *WrongKindError) Error() string {
-	return fmt.Sprintf("%s is a %s, not a %s", record.ShortID(e.ID), e.Is, e.Want)
+	return fmt.Sprintf("%s is %s, not %s", record.ShortID(e.ID), article(e.Is), article(e.Want))
+}
+
+// article is "a decision", "an observation".
+func article(k record.Kind) string {
+	if strings.ContainsRune("aeiou", rune(k[0])) {
+		return "an " + string(k)
+	}
+	return "a " + string(k)
 }
 
 // Update appends the next version of the record ref names (an ID or unique
