@@ -48,7 +48,12 @@ func TestKeywords(t *testing.T) {
 		{"Łódź straße Ørsted encyclopædia", []string{"lodz", "strass", "orst", "encyclopaedia"}},
 		{"naïve_café.py", []string{"naive_cafe.py", "naiv", "cafe", "py"}},
 		{"Mu\u0308ller cafe\u0301 (typed decomposed)", []string{"muller", "cafe", "type", "decompos"}},
-		{"日本語 Привет йод", []string{"日本語", "привет", "йод"}},
+		{"Привет йод", []string{"привет", "йод"}},
+		// Chinese, Japanese and Korean: overlapping pairs of characters
+		// (a lone one stays), code inside a run as usual.
+		{"使用连接池访问数据库", []string{"使用", "用连", "连接", "接池", "池访", "访问", "问数", "数据", "据库"}},
+		{"连接池", []string{"连接", "接池"}},
+		{"用redis缓存 データベース 池", []string{"用", "redi", "缓存", "デー", "ータ", "タベ", "ベー", "ース", "池"}},
 	} {
 		if got := Keywords(c.in); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Keywords(%q) = %v, want %v", c.in, got, c.want)

@@ -55,6 +55,8 @@ func Keywords(text string) []string {
 //     1.1);
 //   - stopwords go, except the code keywords a user types in capitals (SQL's
 //     NOT IN, IS NULL);
+//   - Chinese, Japanese and Korean, written without spaces, become
+//     overlapping pairs of characters (see eachCJK);
 //   - diacritics are dropped (café → cafe), and words are stemmed with the
 //     Porter2 (Snowball English) stemmer.
 func Tokens(text string) []Token {
@@ -69,6 +71,15 @@ func eachToken(text string, yield func(Token)) {
 	var last string
 	var pbuf [16]string
 	eachChunk(text, func(chunk string) {
+		if hasCJK(chunk) {
+			eachCJK(chunk, func(t Token) {
+				if t.Stem != last {
+					last = t.Stem
+					yield(t)
+				}
+			})
+			return
+		}
 		version := isVersion(chunk)
 		ps := parts(pbuf[:0], chunk, version)
 		if len(ps) > 1 || version {
@@ -85,6 +96,61 @@ func eachToken(text string, yield func(Token)) {
 			}
 		}
 	})
+}
+
+// hasCJK reports a chunk holding Chinese, Japanese or Korean script.
+func hasCJK(chunk string) bool {
+	for i := 0; i < len(chunk); i++ {
+		if chunk[i] >= utf8.RuneSelf {
+			return strings.IndexFunc(chunk, isCJK) >= 0
+		}
+	}
+	return false
+}
+
+func isCJK(c rune) bool {
+	// ー (データ) and 々 (時々) are of no script, but belong to the word.
+	return unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || c == 'ー' || c == '々' || c == 'ｰ'
+}
+
+// eachCJK splits a chunk holding CJK script, which is written without
+// spaces between words: each run of CJK characters becomes its
+// overlapping pairs (连接池 → 连接, 接池; a lone character stays whole),
+// as search engines index it without a dictionary, so that a word of two
+// or more characters matches wherever it is written and longer ones match
+// pair by pair, in order; the rest of the chunk is tokenized as usual.
+func eachCJK(chunk string, yield func(Token)) {
+	for len(chunk) > 0 {
+		i := strings.IndexFunc(chunk, isCJK)
+		if i < 0 {
+			i = len(chunk)
+		}
+		if i > 0 { // letters or digits before the run
+			eachToken(chunk[:i], yield)
+			chunk = chunk[i:]
+			continue
+		}
+		end := strings.IndexFunc(chunk, func(c rune) bool { return !isCJK(c) })
+		if end < 0 {
+			end = len(chunk)
+		}
+		run := chunk[:end]
+		_, first := utf8.DecodeRuneInString(run)
+		if first == len(run) {
+			yield(Token{run, run})
+		}
+		for j := 0; j < len(run); {
+			_, a := utf8.DecodeRuneInString(run[j:])
+			if j+a >= len(run) {
+				break
+			}
+			_, b := utf8.DecodeRuneInString(run[j+a:])
+			pair := run[j : j+a+b]
+			yield(Token{pair, pair})
+			j += a
+		}
+		chunk = chunk[end:]
+	}
 }
 
 // token turns one part of a chunk into a term, or reports it insignificant.
