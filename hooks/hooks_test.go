@@ -134,3 +134,22 @@ func TestInstallWritesThroughASymlink(t *testing.T) {
 		t.Errorf("the link's target: %s", data)
 	}
 }
+
+// A settings file with comments or trailing commas (VS Code's mcp.json
+// allows them) is refused untouched, saying why, not as broken JSON.
+func TestJSONCIsNamedAsSuch(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		jsonc bool
+	}{
+		{"{\n // mine\n \"servers\": {\"x\": {\"command\": \"a//b\"},},\n}\n", true},
+		{"{/* a */ \"k\": [1, 2,], \"s\": \"x\\\" /* not a comment */\"}", true},
+		{"{\"k\": 1,, }", false},
+		{"{\"k\": \"unterminated}", false},
+	} {
+		_, err := parseSettings([]byte(c.in))
+		if err == nil || strings.Contains(err.Error(), "comments or trailing commas") != c.jsonc {
+			t.Errorf("parseSettings(%q): %v, want JSONC named: %v", c.in, err, c.jsonc)
+		}
+	}
+}

@@ -96,6 +96,9 @@ func parseSettings(data []byte) (*object, error) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+			if json.Valid(stripJSONC(data)) {
+				return nil, fmt.Errorf("line %d: comments or trailing commas (JSON with comments), which lore does not rewrite, so as not to lose them: add lore's entry by hand", line)
+			}
 			return nil, fmt.Errorf("line %d: not valid JSON: %v", line, err)
 		}
 		if errors.Is(err, errNotObject) {
@@ -147,4 +150,61 @@ func writeConfig(path string, data []byte) error {
 		path = target
 	}
 	return store.WriteAtomic(path, data)
+}
+
+// stripJSONC is data without the // and /* */ comments and the trailing
+// commas that VS Code's and Gemini CLI's settings allow, to tell such a
+// file from a broken one.
+func stripJSONC(data []byte) []byte {
+	// First the comments, then each comma that only white space parts from
+	// a closing bracket; strings are copied as they are.
+	var nc []byte
+	eachOutsideStrings(data, func(i int, in bool) int {
+		switch {
+		case in:
+		case data[i] == '/' && i+1 < len(data) && data[i+1] == '/':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			return i
+		case data[i] == '/' && i+1 < len(data) && data[i+1] == '*':
+			end := bytes.Index(data[i+2:], []byte("*/"))
+			if end < 0 {
+				return len(data)
+			}
+			return i + 2 + end + 2
+		}
+		nc = append(nc, data[i])
+		return i + 1
+	})
+	var out []byte
+	eachOutsideStrings(nc, func(i int, in bool) int {
+		if !in && nc[i] == ',' {
+			rest := bytes.TrimLeft(nc[i+1:], " \t\r\n")
+			if len(rest) > 0 && (rest[0] == '}' || rest[0] == ']') {
+				return i + 1
+			}
+		}
+		out = append(out, nc[i])
+		return i + 1
+	})
+	return out
+}
+
+// eachOutsideStrings calls step with each position of data to visit and
+// whether it is inside a JSON string; step returns the next position.
+func eachOutsideStrings(data []byte, step func(i int, inString bool) int) {
+	in := false
+	for i := 0; i < len(data); {
+		c := data[i]
+		next := step(i, in)
+		switch {
+		case next != i+1:
+		case in && c == '\\' && i+1 < len(data):
+			next = step(i+1, in) // the escaped byte, whatever it is
+		case c == '"':
+			in = !in
+		}
+		i = next
+	}
 }
