@@ -145,10 +145,11 @@ func TestJSONCIsNamedAsSuch(t *testing.T) {
 		{"{\n // mine\n \"servers\": {\"x\": {\"command\": \"a//b\"},},\n}\n", true},
 		{"{/* a */ \"k\": [1, 2,], \"s\": \"x\\\" /* not a comment */\"}", true},
 		{"{\"k\": 1,, }", false},
+		{"{\"k\": [,]}", false},
 		{"{\"k\": \"unterminated}", false},
 	} {
 		_, err := parseSettings([]byte(c.in))
-		if err == nil || strings.Contains(err.Error(), "comments or trailing commas") != c.jsonc {
+		if err == nil || strings.Contains(err.Error(), "JSON with comments or trailing commas") != c.jsonc {
 			t.Errorf("parseSettings(%q): %v, want JSONC named: %v", c.in, err, c.jsonc)
 		}
 	}

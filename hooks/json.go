@@ -97,7 +97,7 @@ func parseSettings(data []byte) (*object, error) {
 		if errors.As(err, &se) {
 			line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
 			if json.Valid(stripJSONC(data)) {
-				return nil, fmt.Errorf("line %d: comments or trailing commas (JSON with comments), which lore does not rewrite, so as not to lose them: add lore's entry by hand", line)
+				return nil, fmt.Errorf("line %d: JSON with comments or trailing commas, which lore does not rewrite (they would be lost)", line)
 			}
 			return nil, fmt.Errorf("line %d: not valid JSON: %v", line, err)
 		}
@@ -181,7 +181,9 @@ func stripJSONC(data []byte) []byte {
 	eachOutsideStrings(nc, func(i int, in bool) int {
 		if !in && nc[i] == ',' {
 			rest := bytes.TrimLeft(nc[i+1:], " \t\r\n")
-			if len(rest) > 0 && (rest[0] == '}' || rest[0] == ']') {
+			before := bytes.TrimRight(out, " \t\r\n")
+			afterValue := len(before) > 0 && !bytes.ContainsAny(before[len(before)-1:], "[{,:")
+			if afterValue && len(rest) > 0 && (rest[0] == '}' || rest[0] == ']') {
 				return i + 1
 			}
 		}
