@@ -114,17 +114,17 @@ const hostTrusted = "--host-trusted"
 // serveFlags are the lore mcp flags an entry of lore's may carry.
 var serveFlags = []string{"--read-only", hostTrusted}
 
-// Lore reports whether e runs lore's server (lore mcp and its own flags,
+// isLore reports whether e runs lore's server (lore mcp and its own flags,
 // whatever binary), rather than another server someone named lore.
-func (e *MCPEntry) Lore() bool {
+func (e *MCPEntry) isLore() bool {
 	return len(e.Args) > 0 && e.Args[0] == ServeArgs[0] &&
 		!slices.ContainsFunc(e.Args[1:], func(a string) bool { return !slices.Contains(serveFlags, a) })
 }
 
-// ArgsFor are the arguments lore's entry in t runs with: ServeArgs, the
+// argsFor are the arguments lore's entry in t runs with: ServeArgs, the
 // flags a user added to the entry there already (--read-only), and
 // --host-trusted at project scope.
-func ArgsFor(t MCPTarget, cur *MCPEntry) []string {
+func argsFor(t MCPTarget, cur *MCPEntry) []string {
 	args := slices.Clone(ServeArgs)
 	if cur != nil {
 		for _, a := range cur.Args[1:] {
@@ -139,7 +139,8 @@ func ArgsFor(t MCPTarget, cur *MCPEntry) []string {
 	return args
 }
 
-// unchanged is a configuration lore could not read, which it leaves alone.
+// unchanged is a configuration lore could not read, which it leaves alone;
+// an error that already says so is kept as it is.
 func unchanged(err error) error {
 	if strings.HasSuffix(err.Error(), "lore has not changed it") {
 		return err
@@ -156,7 +157,7 @@ func errForeign(t MCPTarget, cur *MCPEntry) error {
 	return fmt.Errorf("%s: the server named %q runs %s, not lore's server; lore has not changed it (rename it, or remove it by hand)", t.Path, MCPServerName, what)
 }
 
-// InstallMCP writes lore's server entry (binary, ArgsFor) into t, or
+// InstallMCP writes lore's server entry (binary, argsFor) into t, or
 // updates it, keeping what else a user put in lore's entry (env, flags);
 // it refuses an entry named lore that is another server. It reports
 // whether the file changed.
@@ -165,10 +166,10 @@ func InstallMCP(t MCPTarget, binary string) (bool, error) {
 	if err != nil {
 		return false, unchanged(err)
 	}
-	if cur != nil && !cur.Lore() {
+	if cur != nil && !cur.isLore() {
 		return false, errForeign(t, cur)
 	}
-	args := ArgsFor(t, cur)
+	args := argsFor(t, cur)
 	if t.Host.TOML {
 		return editCodexTOML(t.Path, &MCPEntry{binary, args})
 	}
@@ -206,7 +207,7 @@ func UninstallMCP(t MCPTarget) (bool, error) {
 	}
 	if cur, err := MCPStatus(t); err != nil {
 		return false, unchanged(err)
-	} else if cur != nil && !cur.Lore() {
+	} else if cur != nil && !cur.isLore() {
 		return false, errForeign(t, cur)
 	}
 	if t.Host.TOML {
@@ -263,7 +264,7 @@ func MCPStatus(t MCPTarget) (*MCPEntry, error) {
 
 // Installed reports whether e is lore's server run by an existing binary.
 func (e *MCPEntry) Installed() (ok bool, why string) {
-	if !e.Lore() {
+	if !e.isLore() {
 		return false, fmt.Sprintf("runs %s, not lore mcp", strings.TrimSpace(e.Command+" "+strings.Join(e.Args, " ")))
 	}
 	if filepath.IsAbs(e.Command) {
