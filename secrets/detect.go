@@ -50,13 +50,18 @@ func compileAllow(a allowSpec) allowlist {
 	return out
 }
 
-// ruleSet is every rule, gitleaks' then lore's, with an index from the
-// first two (lower-cased ASCII) bytes of each keyword to the keywords and
-// the rules they unlock, so finding which rules apply to a text is one
-// pass over it.
+// ruleSet is every rule, gitleaks' then lore's, and the keywords that
+// unlock them.
 type ruleSet struct {
-	rules   []rule
-	global  func() allowlist
+	rules  []rule
+	global func() allowlist
+	index  func() *keywordIndex
+}
+
+// keywordIndex maps the first two (lower-cased ASCII) bytes of each
+// keyword to the keywords and the rules they unlock, so finding which
+// rules apply to a long text is one pass over it.
+type keywordIndex struct {
 	first   [1 << 16]uint16 // 1 + the index in buckets; 0: no keyword starts so
 	buckets [][]keyword
 }
@@ -74,22 +79,28 @@ func newRuleSet() *ruleSet {
 	for _, specs := range [][]ruleSpec{gitleaksRules, loreRules} {
 		for i := range specs {
 			rs.rules = append(rs.rules, rule{ruleSpec: &specs[i]})
-			for _, w := range specs[i].keywords {
-				rs.add(strings.ToLower(w), len(rs.rules)-1)
-			}
 		}
 	}
+	rs.index = sync.OnceValue(func() *keywordIndex {
+		ix := &keywordIndex{}
+		for r := range rs.rules {
+			for _, w := range rs.rules[r].keywords {
+				ix.add(strings.ToLower(w), r)
+			}
+		}
+		return ix
+	})
 	return rs
 }
 
 // add indexes keyword w (lower-cased, two bytes at least) of rule r.
-func (rs *ruleSet) add(w string, r int) {
+func (ix *keywordIndex) add(w string, r int) {
 	k := key(w[0], w[1])
-	if rs.first[k] == 0 {
-		rs.buckets = append(rs.buckets, nil)
-		rs.first[k] = uint16(len(rs.buckets))
+	if ix.first[k] == 0 {
+		ix.buckets = append(ix.buckets, nil)
+		ix.first[k] = uint16(len(ix.buckets))
 	}
-	b := &rs.buckets[rs.first[k]-1]
+	b := &ix.buckets[ix.first[k]-1]
 	for i := range *b {
 		if (*b)[i].word == w {
 			(*b)[i].rules = append((*b)[i].rules, r)
@@ -108,15 +119,42 @@ func lowerASCII(c byte) byte {
 	return c
 }
 
+// shortText: up to this many bytes, candidates looks for each keyword in
+// turn, which costs less than building the index (a prompt's start, which
+// receipts keep, is scrubbed inside the hook).
+const shortText = 1024
+
 // candidates are the rules one of whose keywords text contains, in order.
 func (rs *ruleSet) candidates(text string) []int {
+	if len(text) <= shortText {
+		return rs.scanned(text)
+	}
+	return rs.indexed(text)
+}
+
+// scanned is candidates by looking for each keyword in turn.
+func (rs *ruleSet) scanned(text string) []int {
+	var out []int
+	lower := strings.ToLower(text)
+	for r := range rs.rules {
+		if slices.ContainsFunc(rs.rules[r].keywords, func(w string) bool { return strings.Contains(lower, strings.ToLower(w)) }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// indexed is candidates in one pass over text with the keyword index.
+func (rs *ruleSet) indexed(text string) []int {
+	var out []int
+	ix := rs.index()
 	var hit []bool
 	for i := 0; i+1 < len(text); i++ {
-		b := rs.first[key(text[i], text[i+1])]
+		b := ix.first[key(text[i], text[i+1])]
 		if b == 0 {
 			continue
 		}
-		for _, kw := range rs.buckets[b-1] {
+		for _, kw := range ix.buckets[b-1] {
 			if len(text)-i >= len(kw.word) && equalFoldASCII(text[i:i+len(kw.word)], kw.word) {
 				if hit == nil {
 					hit = make([]bool, len(rs.rules))
@@ -127,7 +165,6 @@ func (rs *ruleSet) candidates(text string) []int {
 			}
 		}
 	}
-	var out []int
 	for i, h := range hit {
 		if h {
 			out = append(out, i)
