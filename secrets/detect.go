@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -56,6 +57,7 @@ type ruleSet struct {
 	rules  []rule
 	global func() allowlist
 	index  func() *keywordIndex
+	scans  atomic.Int32 // texts scanned without the index
 }
 
 // keywordIndex maps the first two (lower-cased ASCII) bytes of each
@@ -119,14 +121,20 @@ func lowerASCII(c byte) byte {
 	return c
 }
 
-// shortText: up to this many bytes, candidates looks for each keyword in
-// turn, which costs less than building the index (a prompt's start, which
-// receipts keep, is scrubbed inside the hook).
-const shortText = 1024
+// A process's first few short texts (up to shortText bytes each, at most
+// scanTexts of them) find their rules by looking for each keyword in turn,
+// which costs less than building the index for them (a prompt's start,
+// which receipts keep, is scrubbed inside the hook; a capture scrubs a
+// handful of fields); after that, or for a longer text, the index is
+// built, as doctor, which checks every record, needs it.
+const (
+	shortText = 1024
+	scanTexts = 32
+)
 
 // candidates are the rules one of whose keywords text contains, in order.
 func (rs *ruleSet) candidates(text string) []int {
-	if len(text) <= shortText {
+	if len(text) <= shortText && rs.scans.Add(1) <= scanTexts {
 		return rs.scanned(text)
 	}
 	return rs.indexed(text)
