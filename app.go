@@ -241,6 +241,13 @@ func commandNames() []string {
 	return names
 }
 
+// What starts an error's line and its hint's, on stderr (and in MCP tool
+// errors, which carry them).
+const (
+	errorPrefix = "lore: error: "
+	hintPrefix  = "lore: hint: "
+)
+
 // fail prints err as `lore: error: …` (and a hint) and maps it to an exit code.
 func (e *env) fail(err error) int {
 	if err == nil || err == errHelpShown {
@@ -269,9 +276,9 @@ func (e *env) fail(err error) int {
 		hint = "upgrade lore: go install the latest version"
 	}
 	msg := strings.TrimSuffix(strings.ReplaceAll(err.Error(), "\n", " "), ".")
-	fmt.Fprintf(e.stderr, "lore: error: %s\n", msg)
+	fmt.Fprintln(e.stderr, errorPrefix+msg)
 	if hint != "" {
-		fmt.Fprintf(e.stderr, "lore: hint: %s\n", hint)
+		fmt.Fprintln(e.stderr, hintPrefix+hint)
 	}
 	return code
 }

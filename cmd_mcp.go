@@ -351,7 +351,7 @@ func (e *env) runCLI(args ...string) (string, any, error) {
 func failure(stderr string) string {
 	var keep []string
 	for _, l := range strings.Split(stderr, "\n") {
-		if strings.HasPrefix(l, "lore: error: ") || strings.HasPrefix(l, "lore: hint: ") {
+		if strings.HasPrefix(l, errorPrefix) || strings.HasPrefix(l, hintPrefix) {
 			keep = append(keep, l)
 		}
 	}
@@ -401,8 +401,8 @@ func (e *env) checkTrusted() error {
 	if err != nil || trust.Trusted(e.getenv, dir) {
 		return nil
 	}
-	return errors.New("lore: error: this repository's memory is not trusted on this machine, so none of it is shown\n" +
-		"lore: hint: to use it, the user runs 'lore trust' in the repository (records can still be captured)")
+	return errors.New(errorPrefix + "this repository's memory is not trusted on this machine, so none of it is shown\n" +
+		hintPrefix + "to use it, the user runs 'lore trust' in the repository (records can still be captured)")
 }
 
 // capture answers a capture tool: the new record's ID, as text and as

@@ -166,6 +166,7 @@ func diffCounts(also Counts, diffs ...string) Counts {
 	return c
 }
 
+// same reports whether two versions say the same, field for field.
 func same(a, b *record.Record) bool {
 	la, ea := a.MarshalLine()
 	lb, eb := b.MarshalLine()
