@@ -13,12 +13,21 @@ import (
 // them out, and a record written one way must be found the other. Text
 // that is all ASCII (nearly every term) is returned as it is.
 func fold(s string) string {
+	if ascii(s) {
+		return s
+	}
+	return foldRunes(s)
+}
+
+// ascii reports text of ASCII only, which needs neither folding nor CJK
+// pairs: the check every term takes before anything costlier.
+func ascii(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			return foldRunes(s)
+			return false
 		}
 	}
-	return s
+	return true
 }
 
 // foldRunes decomposes the Latin letters of s (é → e and a combining

@@ -100,12 +100,7 @@ func eachToken(text string, yield func(Token)) {
 
 // hasCJK reports a chunk holding Chinese, Japanese or Korean script.
 func hasCJK(chunk string) bool {
-	for i := 0; i < len(chunk); i++ {
-		if chunk[i] >= utf8.RuneSelf {
-			return strings.IndexFunc(chunk, isCJK) >= 0
-		}
-	}
-	return false
+	return !ascii(chunk) && strings.IndexFunc(chunk, isCJK) >= 0
 }
 
 func isCJK(c rune) bool {

@@ -115,7 +115,7 @@ func Of(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error
 func untrackedCounts(s *store.Store, rels []string) (Counts, error) {
 	c := Counts{}
 	for _, rel := range rels {
-		if !strings.HasSuffix(rel, ".jsonl") && !strings.HasSuffix(rel, ".toml") {
+		if !isShard(rel) {
 			continue // .gitattributes and the like
 		}
 		data, err := os.ReadFile(filepath.Join(s.Dir, rel))
@@ -204,11 +204,17 @@ func diffVersions(out string) (plus, minus []*record.Record) {
 // shardRecords are the records in data, lines of the shard at path (none
 // if path is no shard: .gitattributes, config.toml and the like).
 func shardRecords(path string, data []byte) []*record.Record {
-	if len(data) == 0 || !strings.HasSuffix(path, ".jsonl") && !strings.HasSuffix(path, ".toml") {
+	if len(data) == 0 || !isShard(path) {
 		return nil
 	}
 	recs, _, _ := kinds.ParseShard(path, data) // config.toml has no [[pattern]] tables: no records
 	return recs
+}
+
+// isShard reports a path named as a shard is (config.toml too: it holds
+// no [[pattern]] tables, so no records).
+func isShard(path string) bool {
+	return strings.HasSuffix(path, ".jsonl") || strings.HasSuffix(path, ".toml")
 }
 
 func versionKey(r *record.Record) string { return r.ID + " " + r.Time.String() }
