@@ -6,15 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"lore/trust"
@@ -78,87 +75,11 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 	}
 	debug.SetGCPercent(100) // a long-lived server collects its garbage
 	server := newMCPServer(e, *readOnly, *hostTrusted)
-	out := &lockedWriter{w: e.stdout}
-	in := &jsonLines{r: bufio.NewReader(e.stdin), out: out}
+	calls := newInflight()
+	out := &lockedWriter{w: e.stdout, calls: calls}
+	in := &jsonLines{r: bufio.NewReader(e.stdin), out: out, calls: calls}
 	return server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: out})
 }
-
-// jsonLines passes on the lines that hold a JSON object and answers any
-// other line itself with a JSON-RPC error: the SDK ends the session on a
-// line it cannot parse, and a client's bad line must not kill the server.
-type jsonLines struct {
-	r   *bufio.Reader
-	out io.Writer
-	buf []byte
-}
-
-func (j *jsonLines) Read(p []byte) (int, error) {
-	for len(j.buf) == 0 {
-		line, err := j.r.ReadBytes('\n')
-		trimmed := bytes.TrimSpace(line)
-		var msg struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Method  string          `json:"method"`
-		}
-		switch {
-		case len(trimmed) == 0:
-		case !json.Valid(trimmed):
-			j.reject("null", -32700, "parse error: the line is not JSON")
-		case json.Unmarshal(trimmed, &msg) != nil:
-			j.reject("null", -32600, "invalid request: not a JSON object")
-		case msg.JSONRPC != "2.0" || msg.Method == "" && len(msg.ID) == 0:
-			j.reject(rawID(msg.ID), -32600, `invalid request: want a JSON-RPC 2.0 message ("jsonrpc":"2.0" and a method)`)
-		default:
-			// encoding/json matches keys in any case and takes any id; the
-			// SDK's decoder does neither ("JSONRPC", an id that is an object
-			// or a number past float64, a response with a null id) and ends
-			// the session on a line it refuses, so it must accept every line
-			// passed on.
-			if _, refused := jsonrpc.DecodeMessage(trimmed); refused != nil {
-				j.reject(rawID(msg.ID), -32600, "invalid request: "+refused.Error())
-			} else {
-				j.buf = append(trimmed, '\n')
-			}
-		}
-		if err != nil && len(j.buf) == 0 {
-			return 0, err
-		}
-		if err != nil {
-			break
-		}
-	}
-	n := copy(p, j.buf)
-	j.buf = j.buf[n:]
-	return n, nil
-}
-
-// rawID is a request's id as it came, for the error answering it, or null.
-func rawID(id json.RawMessage) string {
-	if len(id) == 0 {
-		return "null"
-	}
-	return string(id)
-}
-
-func (j *jsonLines) reject(id string, code int, msg string) {
-	m, _ := json.Marshal(msg)
-	fmt.Fprintf(j.out, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, m)
-}
-
-// lockedWriter serialises the SDK's writes and jsonLines' error answers.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (l *lockedWriter) Close() error { return nil }
 
 // Tool inputs: argument names are the record's on-disk field names.
 type (
