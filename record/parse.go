@@ -67,7 +67,7 @@ func ParseJSONL(name string, data []byte) ([]*Record, []Warning, error) {
 		if err != nil {
 			var nf *ErrNewerFormat
 			if errors.As(err, &nf) {
-				return nil, nil, fmt.Errorf("%s: record %w", pos, err)
+				return nil, nil, fmt.Errorf("%s: record %w", pos, &ErrNewerFormat{nf.Version, pos})
 			}
 			if !complete && CutShort(line) {
 				warns = append(warns, Warning{pos, WarnTorn, "torn last line (cut off mid-write) skipped; run 'lore doctor --fix'"})
@@ -108,7 +108,8 @@ func ParseTOML(name string, data []byte) ([]*Record, []Warning, error) {
 		if err != nil {
 			var nf *ErrNewerFormat
 			if errors.As(err, &nf) {
-				return nil, nil, fmt.Errorf("%s: record %w", Pos{name, c.Line}, nf)
+				pos := Pos{name, c.Line}
+				return nil, nil, fmt.Errorf("%s: record %w", pos, &ErrNewerFormat{nf.Version, pos})
 			}
 			line := c.Line
 			var le *LineError

@@ -241,8 +241,12 @@ func unmarshalLineReflect(line []byte) (*Record, error) {
 	return rec, rec.Validate()
 }
 
-// ErrNewerFormat marks a record or store written by a newer lore.
-type ErrNewerFormat struct{ Version int }
+// ErrNewerFormat marks a record or store written by a newer lore; At is
+// where the record is, when it was read from a shard.
+type ErrNewerFormat struct {
+	Version int
+	At      Pos
+}
 
 func (e *ErrNewerFormat) Error() string {
 	return fmt.Sprintf("written by a newer lore (format %d, this lore reads up to %d)", e.Version, FormatVersion)
@@ -251,7 +255,7 @@ func (e *ErrNewerFormat) Error() string {
 // Validate checks what every record needs: format version, an ID of its kind, timestamps.
 func (r *Record) Validate() error {
 	if r.V > FormatVersion {
-		return &ErrNewerFormat{r.V}
+		return &ErrNewerFormat{Version: r.V}
 	}
 	// Every envelope field missing at once: a hand-written table may lack
 	// them all, and fixing one at a time costs a run each.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"lore/kinds"
 	"lore/record"
@@ -123,8 +124,12 @@ func (s *Store) checkShards(files []string, fix bool) []shardCheck {
 				var recs []*record.Record
 				c.probs, recs, c.err = s.checkShard(files[i], fix)
 				c.versions = make([]seenVersion, len(recs))
+				dir := s.kindDirOf(files[i])
 				for j, v := range recs {
 					c.versions[j] = seenVersion{v.ID, v.Time, int32(v.Source.Line), v.Purged()}
+					if v.Kind.Dir() != dir {
+						c.probs = append(c.probs, misplaced(v, dir))
+					}
 					for _, f := range secrets.ScrubRecord(v.Derive(v.Time, record.Origin{})) {
 						c.secrets = append(c.secrets, Problem{File: v.Source.File, Line: v.Source.Line, Kind: "secret",
 							Message: fmt.Sprintf("%s holds a %s in %s: run 'lore forget %s --purge' and rotate the secret", record.ShortID(v.ID), f.Kind, f.Field, record.ShortID(v.ID))})
@@ -153,13 +158,16 @@ func (s *Store) checkShard(path string, fix bool) ([]Problem, []*record.Record, 
 	recs, warns, err := kinds.ParseShard(name, data)
 	var newer *record.ErrNewerFormat
 	if errors.As(err, &newer) {
-		return []Problem{{File: name, Kind: "newer-format", Message: err.Error() + "; upgrade lore"}}, nil, nil
+		return []Problem{{File: name, Line: newer.At.Line, Kind: "newer-format", Message: "record " + newer.Error() + "; upgrade lore"}}, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	lines := strings.SplitAfter(string(data), "\n")
 	var probs []Problem
+	if !toml { // the TOML reader refuses such a table itself
+		probs = notUTF8(name, data, lines)
+	}
 	drop := map[int]bool{} // line numbers to take out (1-based)
 	for _, w := range warns {
 		p := diagnose(name, w, lines, toml)
@@ -194,6 +202,42 @@ func (s *Store) checkShard(path string, fix bool) ([]Problem, []*record.Record, 
 		}
 	}
 	return probs, recs, nil
+}
+
+// notUTF8 reports each JSONL line holding bytes that are not UTF-8: readers
+// take them as U+FFFD, the replacement character, and a new version of
+// the record (revise, validate) would keep that instead of the bytes.
+func notUTF8(name string, data []byte, lines []string) []Problem {
+	if utf8.Valid(data) {
+		return nil
+	}
+	var probs []Problem
+	for i, l := range lines {
+		if !utf8.ValidString(l) {
+			probs = append(probs, Problem{File: name, Line: i + 1, Kind: "encoding",
+				Message: "bytes that are not UTF-8, read as U+FFFD (\ufffd); " + byHand("the line")})
+		}
+	}
+	return probs
+}
+
+// kindDirOf is the kind directory (journal, inbox...) that holds a shard.
+func (s *Store) kindDirOf(path string) string {
+	rel, err := filepath.Rel(s.Dir, path)
+	if err != nil {
+		return ""
+	}
+	dir, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	return dir
+}
+
+// misplaced reports a record in another kind's directory (copied there by
+// hand): lore reads it by its ID's kind all the same, but a person looking
+// for it, and git's history of that kind, do not find it there.
+func misplaced(v *record.Record, dir string) Problem {
+	return Problem{File: v.Source.File, Line: v.Source.Line, Kind: "misplaced",
+		Message: fmt.Sprintf("%s is %s in %s/ (lore keeps %ss in %s/) and is read all the same; %s",
+			record.ShortID(v.ID), article(v.Kind), dir, v.Kind, v.Kind.Dir(), byHand("the shards (move the line to "+v.Kind.Dir()+"/)"))}
 }
 
 // byHand ends the message of a problem doctor will not repair.
