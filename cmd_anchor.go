@@ -97,8 +97,9 @@ func cmdAnchor(ctx context.Context, e *env, args []string) error {
 	}
 	ref := fs.Arg(0)
 	kind, ok := record.KindOfID(ref)
-	if !ok {
-		return usageError("", "anchor: %q is not a record ID (dec-…, pat-…, fail-…, ho-…, obs-…)", ref)
+	if !ok { // every ID starts with its kind's prefix: no record matches
+		return &cliError{code: exitNotFound, hint: "anchor takes a record ID (dec-…, pat-…, fail-…, ho-…, obs-…); to anchor one to other code: lore anchor ID --file PATH",
+			msg: fmt.Sprintf("no record matches %q", ref)}
 	}
 	specs, err := parseSpecs(o.files)
 	if err != nil {

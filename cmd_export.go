@@ -60,6 +60,9 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(e.cwd, path)
 	}
+	if dir := filepath.Dir(path); !isDir(dir) {
+		return usageError("create it first, or write elsewhere", "export: --out %s: no directory %s", *out, e.rel(dir))
+	}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -76,9 +79,15 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if err := store.WriteAtomic(path, []byte(doc)); err != nil {
+	if err := store.WriteThrough(path, []byte(doc)); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "lore: wrote %s\n", e.rel(path))
 	return nil
+}
+
+// isDir says whether path is a directory (following links).
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

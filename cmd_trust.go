@@ -7,7 +7,7 @@ import (
 	"lore/trust"
 )
 
-const trustHelp = `Usage: lore trust [--revoke | --list]
+const trustHelp = `Usage: lore trust [--revoke | --list [--json]]
 
 Lets lore's hooks inject this repository's memory. .lore/ arrives with every
 clone and is written by whoever could push; what it says reaches an agent
@@ -34,6 +34,7 @@ func cmdTrust(_ context.Context, e *env, args []string) error {
 	fs := newFlags("trust")
 	revoke := fs.Bool("revoke", false, "stop trusting this repository's memory")
 	list := fs.Bool("list", false, "print the trusted stores")
+	asJSON := fs.Bool("json", false, "with --list: print JSON")
 	if err := e.parse(fs, trustHelp, args); err != nil {
 		return err
 	}
@@ -43,10 +44,23 @@ func cmdTrust(_ context.Context, e *env, args []string) error {
 	if *revoke && *list {
 		return usageError("", "trust: --revoke and --list do not go together")
 	}
+	if *asJSON && !*list {
+		return usageError("", "trust: --json goes with --list")
+	}
 	if *list {
 		stores, err := trust.List(e.getenv)
 		if err != nil {
 			return err
+		}
+		if *asJSON {
+			type trusted struct {
+				Store string `json:"store"`
+			}
+			out := []trusted{}
+			for _, s := range stores {
+				out = append(out, trusted{s})
+			}
+			return e.printJSON(out)
 		}
 		for _, s := range stores {
 			fmt.Fprintln(e.stdout, s)

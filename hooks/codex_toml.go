@@ -3,6 +3,7 @@ package hooks
 import (
 	"errors"
 	"fmt"
+	"lore/store"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -98,7 +99,7 @@ func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
-	return true, writeConfig(path, []byte(out))
+	return true, store.WriteThrough(path, []byte(out))
 }
 
 // editTable sets the command and args lines of lore's table (its lines,

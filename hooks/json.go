@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
-
-	"lore/store"
 )
 
 // object is a JSON object that keeps its keys in order, so a settings
@@ -138,18 +135,6 @@ func kindOf(raw json.RawMessage) string {
 		return "a boolean"
 	}
 	return "a number"
-}
-
-// writeConfig replaces an agent's configuration file atomically. A file
-// that is a symbolic link (dotfiles kept in a repository of their own) is
-// written through: the link stays and its target gets the content, as an
-// editor would save it. Only agents' configuration, which the user points
-// lore at, is followed so; a store's own files never are.
-func writeConfig(path string, data []byte) error {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	}
-	return store.WriteAtomic(path, data)
 }
 
 // stripJSONC is data without the // and /* */ comments and the trailing

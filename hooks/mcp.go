@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"lore/store"
 	"os"
 	"path/filepath"
 	"slices"
@@ -324,5 +325,5 @@ func editJSON(path string, create bool, title string, change func(root *object) 
 			return false, err
 		}
 	}
-	return true, writeConfig(path, out)
+	return true, store.WriteThrough(path, out)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"lore/store"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -88,7 +89,7 @@ func installPlugin(t Target, command string) (bool, error) {
 			return false, fmt.Errorf("%s does not exist: is %s installed? (or use --scope project)", conf, t.Agent.Title)
 		}
 	}
-	return true, writeConfig(t.Path, []byte(want))
+	return true, store.WriteThrough(t.Path, []byte(want))
 }
 
 func uninstallPlugin(t Target) (bool, error) {

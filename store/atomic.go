@@ -47,3 +47,17 @@ func WriteAtomic(path string, parts ...[]byte) error {
 	_ = os.Chmod(tmp.Name(), mode)
 	return os.Rename(tmp.Name(), path)
 }
+
+// WriteThrough is WriteAtomic for a file outside the store that the user
+// names or keeps: an agent's configuration, an exported AGENTS.md. A
+// symbolic link there is the user's (dotfiles kept in a repository of
+// their own, AGENTS.md pointing at CLAUDE.md), so it is written through,
+// the link kept and its target given the content, as an editor saves it.
+// A store's own files are never followed so: a link in a clone could make
+// a capture write outside the repository.
+func WriteThrough(path string, data []byte) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	return WriteAtomic(path, data)
+}
