@@ -111,6 +111,7 @@ func (e *env) hookTargets(fs *pflag.FlagSet, o hooksOptions, one bool) ([]hooks.
 	}
 	root, _ := gitrepo.RepoRoot(e.cwd, e.getenv)
 	dirs := e.userDirs()
+	self, _ := selfPath()
 	var out []hooks.Target
 	for _, a := range agents {
 		for _, s := range scopes {
@@ -121,6 +122,7 @@ func (e *env) hookTargets(fs *pflag.FlagSet, o hooksOptions, one bool) ([]hooks.
 				}
 				continue // status: skip what does not apply here
 			}
+			t.Self = self
 			out = append(out, t)
 		}
 	}
@@ -153,6 +155,10 @@ func (e *env) home() string {
 func (e *env) installHooks(targets []hooks.Target, given string) error {
 	for _, t := range targets {
 		command := given
+		if command != "" && !t.Runs(command) {
+			return usageError("give the whole command, as --command 'lore inject --stdin' or --command '/path/to/lore inject --stdin'",
+				"hooks install: --command %q does not run lore inject --stdin: status and uninstall would not know the hooks as lore's", command)
+		}
 		if command == "" {
 			bin, err := e.selfBinary()
 			if err != nil {

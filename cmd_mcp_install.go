@@ -155,15 +155,24 @@ func (e *env) mcpStatus(targets []hooks.MCPTarget, asJSON bool) error {
 // selfBinary is the absolute path of this lore, for configurations that
 // run it: agents often start servers and hooks with a minimal PATH.
 func (e *env) selfBinary() (string, error) {
+	bin, err := selfPath()
+	if err != nil {
+		return "", err
+	}
+	if strings.Contains(bin, string(filepath.Separator)+"go-build") {
+		e.warn("this lore runs from 'go run', whose binary is temporary; install it (CGO_ENABLED=0 go install ./...) and run install again")
+	}
+	return bin, nil
+}
+
+// selfPath is the running binary's path, links resolved.
+func selfPath() (string, error) {
 	bin, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
 	if resolved, err := filepath.EvalSymlinks(bin); err == nil {
 		bin = resolved
-	}
-	if strings.Contains(bin, string(filepath.Separator)+"go-build") {
-		e.warn("this lore runs from 'go run', whose binary is temporary; install it (CGO_ENABLED=0 go install ./...) and run install again")
 	}
 	return bin, nil
 }

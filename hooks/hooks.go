@@ -96,6 +96,10 @@ type Target struct {
 	// HostConfig is the file where the host records which hooks the user
 	// trusted (Codex: $CODEX_HOME/config.toml), or "".
 	HostConfig string
+	// Self is the path of the lore binary at work, or "": a hook that runs
+	// it is lore's whatever the binary is called (installed as mem), so
+	// install, status and uninstall find the hook it wrote.
+	Self string
 }
 
 // UserDirs are where hosts keep user-scope settings, from the environment.
@@ -156,6 +160,22 @@ var loreCommand = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(^|[\s/\\"'])lore([-_.][\w.-]*)?["']?\s+inject\s+--stdin\b`)
 })
 
+// injectArgs is what a hook command passes lore, after the binary.
+var injectArgs = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\s+inject\s+--stdin\b`)
+})
+
+// Runs reports whether a hook command runs lore's hook: a binary named
+// lore (or lore-…) or t.Self, given inject --stdin.
+func (t Target) Runs(cmd string) bool {
+	if loreCommand().MatchString(cmd) {
+		return true
+	}
+	bin := binaryOf(cmd)
+	self := bin != "" && t.Self != "" && (bin == t.Self || !strings.ContainsAny(bin, `/\`) && bin == filepath.Base(t.Self))
+	return self && injectArgs().MatchString(cmd)
+}
+
 // Command is the hook command for binary at scope. A project-scope hook
 // lives in the repository's own settings, which the agent's host runs only
 // in folders the user trusted there: it tells lore so (--host-trusted), and
@@ -180,7 +200,7 @@ func Install(t Target, command string) (bool, error) {
 	return t.edit(func(hooks *object) (bool, error) {
 		changed := false
 		for _, ev := range t.Agent.Events {
-			c, err := installEvent(hooks, ev, t.Agent, command)
+			c, err := t.installEvent(hooks, ev, command)
 			if err != nil {
 				return false, err
 			}
@@ -208,7 +228,7 @@ func Uninstall(t Target) (bool, error) {
 			}
 			var kept []json.RawMessage
 			for _, g := range groups {
-				ng, removed, err := withoutLore(g)
+				ng, removed, err := t.withoutLore(g)
 				if err != nil {
 					return false, err
 				}
@@ -275,7 +295,7 @@ func Status(t Target) ([]EventStatus, error) {
 			}
 			for hi, h := range group.Hooks {
 				cmd := commandOf(h)
-				if !loreCommand().MatchString(cmd) {
+				if !t.Runs(cmd) {
 					continue
 				}
 				st.Installed, st.Command = true, cmd
@@ -339,7 +359,7 @@ func eventGroups(hooks *object, event string) ([]json.RawMessage, error) {
 	return groups, nil
 }
 
-func installEvent(hooks *object, ev Event, a Agent, command string) (bool, error) {
+func (t Target) installEvent(hooks *object, ev Event, command string) (bool, error) {
 	groups, err := eventGroups(hooks, ev.Name)
 	if err != nil {
 		return false, err
@@ -361,7 +381,7 @@ func installEvent(hooks *object, ev Event, a Agent, command string) (bool, error
 			}
 			var cmd string
 			cmdRaw, _ := handler.get("command")
-			if json.Unmarshal(cmdRaw, &cmd) != nil || !loreCommand().MatchString(cmd) {
+			if json.Unmarshal(cmdRaw, &cmd) != nil || !t.Runs(cmd) {
 				continue
 			}
 			if cmd == command {
@@ -376,12 +396,12 @@ func installEvent(hooks *object, ev Event, a Agent, command string) (bool, error
 		}
 	}
 	handler := newObject()
-	if a.Named {
+	if t.Agent.Named {
 		handler.set("name", mustJSON("lore"))
 	}
 	handler.set("type", mustJSON("command"))
 	handler.set("command", mustJSON(command))
-	handler.set("timeout", mustJSON(a.Timeout))
+	handler.set("timeout", mustJSON(t.Agent.Timeout))
 	group := newObject()
 	if ev.Matcher != "" {
 		group.set("matcher", mustJSON(ev.Matcher))
@@ -393,7 +413,7 @@ func installEvent(hooks *object, ev Event, a Agent, command string) (bool, error
 
 // withoutLore returns the group without lore's handlers (nil if none is
 // left) and whether it removed any.
-func withoutLore(g json.RawMessage) (json.RawMessage, bool, error) {
+func (t Target) withoutLore(g json.RawMessage) (json.RawMessage, bool, error) {
 	group := newObject()
 	if json.Unmarshal(g, group) != nil {
 		return g, false, nil
@@ -405,7 +425,7 @@ func withoutLore(g json.RawMessage) (json.RawMessage, bool, error) {
 	}
 	var kept []json.RawMessage
 	for _, h := range handlers {
-		if cmd := commandOf(h); cmd != "" && loreCommand().MatchString(cmd) {
+		if cmd := commandOf(h); cmd != "" && t.Runs(cmd) {
 			continue
 		}
 		kept = append(kept, h)

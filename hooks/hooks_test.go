@@ -47,6 +47,52 @@ func TestCommandQuotingAndBinary(t *testing.T) {
 	}
 }
 
+// A lore binary installed under another name (mem) writes its own path:
+// status, a second install and uninstall must know that hook as lore's,
+// and nothing else that runs mem.
+func TestRenamedBinaryFindsItsHooks(t *testing.T) {
+	a, _ := FindAgent("claude")
+	tg, err := NewTarget(a, "project", t.TempDir(), UserDirs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.Self = "/opt/bin/mem"
+	for cmd, want := range map[string]bool{
+		"/opt/bin/mem inject --stdin --host-trusted": true,
+		"mem inject --stdin":                         true,
+		"/opt/bin/mem resume":                        false,
+		"/usr/bin/mem inject --stdin":                false,
+		"/opt/bin/memo inject --stdin":               false,
+		"/opt/tools/memory-bin":                      false,
+	} {
+		if got := tg.Runs(cmd); got != want {
+			t.Errorf("Runs(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+	cmd := Command(tg.Self, tg.Scope)
+	if changed, err := Install(tg, cmd); err != nil || !changed {
+		t.Fatalf("install: %v %v", changed, err)
+	}
+	if changed, err := Install(tg, cmd); err != nil || changed {
+		t.Fatalf("a second install changed the file: %v %v", changed, err)
+	}
+	st, err := Status(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range st {
+		if !ev.Installed || ev.Command != cmd {
+			t.Errorf("%s: installed %v, command %q", ev.Event, ev.Installed, ev.Command)
+		}
+	}
+	if changed, err := Uninstall(tg); err != nil || !changed {
+		t.Fatalf("uninstall: %v %v", changed, err)
+	}
+	if data, _ := os.ReadFile(tg.Path); strings.Contains(string(data), "mem") {
+		t.Errorf("uninstall left lore's hook:\n%s", data)
+	}
+}
+
 func TestInstallThenUninstallRestoresTheFile(t *testing.T) {
 	for _, a := range Agents() {
 		dir := t.TempDir()
