@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"lore/gitrepo"
@@ -16,7 +17,11 @@ Create .lore/ at the root of the git repository that holds the working
 directory (from any subdirectory; in a linked worktree, at that worktree's
 root): a commented config.toml with the defaults, and the .gitattributes and
 .gitignore the format needs. Existing files are left alone, so running it
-again changes nothing. With --dir or $LORE_DIR, create the store there.`
+again changes nothing. With --dir or $LORE_DIR, create the store there.
+
+A store init creates is trusted: the hooks inject it (see lore trust). A
+store that came with a clone is not, even when init adds a missing file to
+it: read it, then run lore trust.`
 
 func cmdInit(_ context.Context, e *env, args []string) error {
 	fs := newFlags("init")
@@ -43,16 +48,24 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(e.cwd, dir)
 	}
+	// A store you create is one you trust; one that came with a clone
+	// waits for lore trust, even if init adds a file to it.
+	entries, _ := os.ReadDir(dir)
+	fresh := len(entries) == 0
 	created, err := store.Init(dir)
 	if err != nil {
 		return err
 	}
-	// A store you create is one you trust; a cloned one waits for lore trust.
-	if _, err := trust.Add(e.getenv, dir); err != nil {
-		fmt.Fprintf(e.stderr, "lore: warning: could not remember that you trust this store: %v\n", err)
+	if fresh {
+		if _, err := trust.Add(e.getenv, dir); err != nil {
+			fmt.Fprintf(e.stderr, "lore: warning: could not remember that you trust this store: %v\n", err)
+		}
 	}
-	if len(created) == 0 {
+	if len(created) == 0 || !fresh {
 		fmt.Fprintf(e.stderr, "lore: store already set up at %s\n", dir)
+		if !trust.Trusted(e.getenv, dir) {
+			fmt.Fprintf(e.stderr, "lore: its memory came with the repository, so hooks do not inject it yet: read it (lore resume, lore list), then run 'lore trust'\n")
+		}
 		return nil
 	}
 	fmt.Fprintf(e.stderr, "lore: created store at %s\n", dir)

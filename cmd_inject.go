@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,16 +38,25 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	explain := fs.Bool("explain", false, "show each candidate's score and factors")
 	asJSON := fs.Bool("json", false, "print the hook's JSON answer")
 	hostTrusted := fs.Bool("host-trusted", false, "hook mode: the hook is in the repository's own settings, which the agent runs only in folders the user trusted")
+	// Hook mode never fails the prompt: Claude Code and Codex read exit
+	// code 2 as "block the prompt" (or, for Stop, "keep going"). A hook
+	// command committed by a teammate's newer lore may carry a flag this
+	// lore does not know: it is skipped, and any other flag error is
+	// silent, as every hook failure is.
+	hook := slices.Contains(args, "--stdin")
+	fs.ParseErrorsAllowlist.UnknownFlags = hook
 	if err := e.parse(fs, injectHelp, args); err != nil {
+		if hook && err != errHelpShown {
+			e.hookDebug(err)
+			return nil
+		}
 		return err
 	}
 	if *stdin {
 		err := inject.RunHook(ctx, e.stdin, e.stdout, inject.HookEnv{
 			Getenv: e.getenv, Cwd: e.cwd, StoreDir: e.dir, BudgetFlag: *budget, HostTrusted: *hostTrusted,
 		})
-		if err != nil && e.getenv("LORE_DEBUG") != "" {
-			fmt.Fprintf(e.stderr, "lore: inject: %v\n", err)
-		}
+		e.hookDebug(err)
 		return nil // hook mode never fails the prompt
 	}
 	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
@@ -123,3 +133,10 @@ func parenthesised(s string) string {
 
 // explainLimit is how many candidates --explain shows.
 const explainLimit = 15
+
+// hookDebug prints why the hook said nothing, with LORE_DEBUG set.
+func (e *env) hookDebug(err error) {
+	if err != nil && e.getenv("LORE_DEBUG") != "" {
+		fmt.Fprintf(e.stderr, "lore: inject: %v\n", err)
+	}
+}
