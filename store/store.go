@@ -53,11 +53,30 @@ func Open(dir string) (*Store, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
+	if !looksLikeStore(dir) {
+		return nil, fmt.Errorf("%w at %s: it holds neither config.toml nor a directory of records", ErrNoStore, dir)
+	}
 	cfg, err := config.LoadConfig(dir)
 	if err != nil {
 		return nil, err
 	}
 	return &Store{Dir: dir, Config: cfg}, nil
+}
+
+// looksLikeStore reports whether dir holds what lore init or a capture
+// writes: --dir or LORE_DIR pointed at some other directory (a repository
+// root, a typo) must not fill it with lore's directories.
+func looksLikeStore(dir string) bool {
+	names := []string{"config.toml"}
+	for _, k := range record.AllKinds() {
+		names = append(names, k.Dir())
+	}
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Clock returns the current time in UTC.
