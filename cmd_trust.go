@@ -17,7 +17,9 @@ that runs commands, so lore injects a store only where you said so:
   - a repository you trusted with lore trust;
   - a hook lore hooks install wrote into the repository's own settings
     (--scope project): the agent runs those only in folders you trusted in
-    the agent itself.
+    the agent itself. Where the agent names the session's project (Claude
+    Code, Gemini CLI), that covers the project's own store only, not a
+    submodule's or another repository's the session moves to.
 
 With a hook at user scope, a repository you have not trusted gets one line
 at session start saying it has memory, and nothing on prompts. lore's own
@@ -25,7 +27,9 @@ commands (resume, search, show) read any store: you ran them.
 
 The list is kept outside every repository, in lore's directory of your
 configuration directory ($XDG_CONFIG_HOME/lore/trusted, or
-~/.config/lore/trusted), one store per line.
+~/.config/lore/trusted), one store per line. Trust follows the path, as the
+agents' own folder trust does: a repository cloned later to a trusted
+path is trusted too, so revoke before reusing one.
 
 A linked worktree (git worktree add) of a repository trusted in its main
 worktree is trusted with it.`

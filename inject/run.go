@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -129,6 +130,39 @@ type HookEnv struct {
 	HostTrusted bool
 }
 
+// projectDirVars are where hosts tell a hook the project the session runs
+// for: Claude Code's CLAUDE_PROJECT_DIR, Gemini CLI's GEMINI_PROJECT_DIR
+// (which also sets the former).
+var projectDirVars = []string{"CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"}
+
+// hostTrusts reports whether the host's trust covers the store at
+// storeDir: the hook is in a repository's own settings (HostTrusted), and,
+// where the host names the session's project, the store is that
+// project's. The hook's cwd may lead elsewhere (a submodule, a directory
+// the agent moved to), whose authors the user trusted nowhere.
+func hostTrusts(env HookEnv, storeDir string) bool {
+	if !env.HostTrusted {
+		return false
+	}
+	for _, v := range projectDirVars {
+		if p := env.Getenv(v); p != "" {
+			own, err := store.FindStore(p)
+			return err == nil && samePath(own, storeDir)
+		}
+	}
+	return true
+}
+
+// samePath reports whether a and b name the same directory.
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
 // Untrusted is the one line a session starts with in a repository whose
 // memory the user has not trusted; prompts get nothing.
 const Untrusted = "--- Lore Context (untrusted repository) ---\n" +
@@ -183,7 +217,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	}
 	// Stop only asks for a handoff in lore's own words; what the store says
 	// is shown only where the user trusts it.
-	if !env.HostTrusted && !trust.Trusted(env.Getenv, s.Dir) {
+	if !hostTrusts(env, s.Dir) && !trust.Trusted(env.Getenv, s.Dir) {
 		if !hin.IsSessionStart() {
 			return errors.New("untrusted repository: nothing is injected (lore trust)")
 		}
