@@ -69,6 +69,12 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 		return nil
 	}
 	fmt.Fprintf(e.stderr, "lore: created store at %s\n", dir)
+	if s, err := store.Open(dir); err == nil {
+		s.Getenv = e.getenv
+		if rule := s.IgnoredByGit(context.Background()); rule != "" {
+			e.warn("git ignores the store's records (%s): they would never be committed or shared; add a !%s/ line to that .gitignore", rule, filepath.Base(dir))
+		}
+	}
 	fmt.Fprintln(e.stdout, dir)
 	return nil
 }

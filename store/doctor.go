@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -93,6 +94,10 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 		probs = append(probs, Problem{File: s.Rel(c.File), Line: c.Line, Kind: "config", Message: c.Msg})
 	}
 	probs = append(probs, s.checkAttributes(fix)...)
+	if rule := s.IgnoredByGit(context.Background()); rule != "" {
+		probs = append(probs, Problem{File: s.Rel(s.Dir), Kind: "ignored",
+			Message: "git ignores the store's records (" + rule + "): they are never committed or shared; " + byHand("that .gitignore (or add a !"+s.Rel(s.Dir)+"/ line)")})
+	}
 	tmp, err := s.checkTempFiles(fix)
 	if err != nil {
 		return nil, err

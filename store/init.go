@@ -1,11 +1,16 @@
 package store
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"lore/config"
+	"lore/gitrepo"
+	"lore/record"
 )
 
 // Files lore keeps beside the records. The attributes are a second line of
@@ -65,4 +70,27 @@ func writeNew(path, body string) (bool, error) {
 		return false, err
 	}
 	return true, f.Close()
+}
+
+// IgnoredByGit names the ignore rule (file:line:pattern) that keeps git
+// from seeing the records written into the store, or "" when none does or
+// git cannot tell (no repository). A store behind a rule such as ".*" in
+// the repository's .gitignore fills up and is never shared.
+func (s *Store) IgnoredByGit(ctx context.Context) string {
+	probes := []string{"config.toml", ".gitattributes"}
+	for _, k := range record.AllKinds() {
+		probes = append(probes, filepath.Join(k.Dir(), "2000-01", "probe"+k.Ext()))
+	}
+	out, err := gitrepo.RunInput(ctx, s.Getenv, s.Dir, strings.Join(probes, "\x00")+"\x00", "check-ignore", "--no-index", "-v", "-z", "--stdin")
+	if err != nil {
+		return "" // 1: none is ignored
+	}
+	// source, line, pattern, path; a "!" pattern is one that lets a path in
+	f := strings.Split(out, "\x00")
+	for i := 0; i+3 < len(f); i += 4 {
+		if !strings.HasPrefix(f[i+2], "!") {
+			return fmt.Sprintf("%s:%s: %s", f[i], f[i+1], f[i+2])
+		}
+	}
+	return ""
 }
