@@ -45,6 +45,9 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 			return err
 		}
 		dir = filepath.Join(root, store.DirName)
+		if err := e.checkedOut(root, dir); err != nil {
+			return err
+		}
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(e.cwd, dir)
 	}
@@ -77,4 +80,19 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout, dir)
 	return nil
+}
+
+// checkedOut refuses to create a store the repository already tracks but
+// this checkout leaves out (a sparse checkout of other directories): a new
+// one would hide the team's memory and collide with it at the next merge.
+func (e *env) checkedOut(root, dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	out, err := gitrepo.Run(context.Background(), e.getenv, root, "ls-files", "-z", "--", store.DirName)
+	if err != nil || out == "" {
+		return nil
+	}
+	return &cliError{code: exitFailure, msg: fmt.Sprintf("the repository tracks %s/, which this checkout leaves out", store.DirName),
+		hint: "git sparse-checkout add " + store.DirName + " (then lore finds the team's store)"}
 }
