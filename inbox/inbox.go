@@ -50,8 +50,17 @@ func Dismiss(r *record.Record) error {
 	case record.StatusDismissed:
 		return record.ErrUnchanged
 	case record.StatusPromoted:
-		return fmt.Errorf("%s was promoted to %s, which holds it now: retire that record instead (lore journal abandon, lore patterns deprecate)",
-			r.Short(), record.ShortID(r.PromotedTo))
+		to := record.ShortID(r.PromotedTo)
+		retire := "retire that record instead"
+		switch k, _ := record.KindOfID(r.PromotedTo); k {
+		case record.Decision:
+			retire += " (lore journal abandon " + to + ")"
+		case record.Pattern:
+			retire += " (lore patterns deprecate " + to + ")"
+		case record.Failure:
+			retire = "a failure stays as history; if it was recorded by mistake, lore forget " + to + " --purge"
+		}
+		return fmt.Errorf("%s was promoted to %s, which holds it now: %s", r.Short(), to, retire)
 	}
 	r.Status = record.StatusDismissed
 	return nil

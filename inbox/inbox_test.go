@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"lore/record"
@@ -27,6 +28,18 @@ func TestTriage(t *testing.T) {
 	}
 	if err := Dismiss(d); !errors.Is(err, record.ErrUnchanged) {
 		t.Errorf("a second Dismiss: %v", err)
+	}
+	// Dismissing a promoted observation names the verb that retires what
+	// it became, one that takes that kind.
+	for to, want := range map[string]string{
+		"dec-d1b2c3d4000000000":  "(lore journal abandon dec-d1b2c3d4)",
+		"pat-d1b2c3d4000000000":  "(lore patterns deprecate pat-d1b2c3d4)",
+		"fail-d1b2c3d4000000000": "a failure stays as history; if it was recorded by mistake, lore forget fail-d1b2c3d4 --purge",
+	} {
+		p := &record.Record{Kind: record.Observation, ID: "obs-a1b2c3d4000000000", Status: record.StatusPromoted, PromotedTo: to}
+		if err := Dismiss(p); err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("dismissing one promoted to %s: %v, want it to end %q", to, err, want)
+		}
 	}
 	for _, k := range []record.Kind{record.Handoff, record.Observation} {
 		if CanPromoteTo(k) == nil {
