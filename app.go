@@ -270,7 +270,7 @@ func (e *env) fail(err error) int {
 		code, hint = exitNotFound, "type more characters of the ID"
 	case errors.As(err, &wk):
 		code = exitUsage
-	case errors.Is(err, record.ErrEmptyText), errors.Is(err, store.ErrAllPrivate):
+	case errors.Is(err, record.ErrEmptyText), errors.Is(err, store.ErrAllPrivate), errors.As(err, new(*store.TooLargeError)):
 		code = exitUsage
 	case errors.As(err, &newer):
 		hint = "upgrade lore: go install the latest version"

@@ -26,7 +26,7 @@ const MaxRecordBytes = 64 << 10
 type TooLargeError struct{ Size int }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("the record is %d KiB written, over the %d KiB a record may hold: keep long text (logs, output) in a file and name the file with --file",
+	return fmt.Sprintf("the record is %d KiB written, over the %d KiB a record may hold: record the gist, and keep long text (logs, output) in a file of the repository that --file can point to",
 		(e.Size+1023)>>10, MaxRecordBytes>>10)
 }
 
