@@ -37,6 +37,7 @@ func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
 	var head strings.Builder
 	head.WriteString("## Project memory (lore)\n\n")
 	fmt.Fprintf(&head, "Exported from %s/ on %s. Run `lore resume` for the live view, `lore show <id>` for a record.\n", cmp.Or(o.From, ".lore"), o.Now.Format("2006-01-02"))
+	head.WriteString(notesNotOrders + "\n") // AGENTS.md reads as instructions: these are not
 	if h := v.Handoff; h != nil {
 		fmt.Fprintf(&head, "\n### Where the last session left off\n\n%s (%s): %s\n", h.Short(), h.Created.Format("2006-01-02"), md(h.Text))
 		for _, n := range h.Next {
