@@ -27,8 +27,8 @@ refused untouched.
 
 The hook runs lore by the absolute path of the binary you ran install with,
 so it works when the agent starts hooks with a minimal PATH; at project
-scope it adds --host-trusted (the agent runs a project's hooks only in
-folders the user trusted). 'status' says
+scope it adds --host-trusted (a repository's own hooks need no trust of
+lore's: see lore trust --help). 'status' says
 when that binary no longer exists (reinstall after moving it). Teams that
 commit settings.json and have lore on everyone's PATH can pass
 --command 'lore inject --stdin' instead.`

@@ -37,7 +37,7 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	budget := fs.Int("budget", 0, "token budget (`N` tokens of about 4 characters)")
 	explain := fs.Bool("explain", false, "show each candidate's score and factors")
 	asJSON := fs.Bool("json", false, "print the hook's JSON answer")
-	hostTrusted := fs.Bool("host-trusted", false, "hook mode: the hook is in the repository's own settings, which the agent runs only in folders the user trusted")
+	hostTrusted := fs.Bool("host-trusted", false, "hook mode: the hook is in the repository's own settings (see lore trust --help)")
 	// Hook mode never fails the prompt: Claude Code and Codex read exit
 	// code 2 as "block the prompt" (or, for Stop, "keep going"). A hook
 	// command committed by a teammate's newer lore may carry a flag this

@@ -42,9 +42,9 @@ and one-line errors:
 --read-only serves only the read tools. Each call reads the store afresh,
 so one long-lived server sees what other processes record. The read tools
 answer only in a repository the user trusts (lore trust), as the hooks do;
---host-trusted says the server is in the repository's own configuration,
-which the agent runs only in folders the user trusted (install writes it
-at project scope).
+--host-trusted says the server is in the repository's own configuration
+(install writes it at project scope), which needs no trust of lore's: see
+lore trust --help.
 
 install writes lore's server into an agent's MCP configuration: claude
 (.mcp.json; user: ~/.claude.json), cursor (.cursor/mcp.json), codex
@@ -66,7 +66,7 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 	}
 	fs := newFlags("mcp")
 	readOnly := fs.Bool("read-only", false, "serve only the read tools")
-	hostTrusted := fs.Bool("host-trusted", false, "the server is in the repository's own configuration, which the agent runs only in folders the user trusted")
+	hostTrusted := fs.Bool("host-trusted", false, "the server is in the repository's own configuration (see lore trust --help)")
 	if err := e.parse(fs, mcpHelp, args); err != nil {
 		return err
 	}

@@ -15,11 +15,15 @@ that runs commands, so lore injects a store only where you said so:
 
   - a store you created here with lore init;
   - a repository you trusted with lore trust;
-  - a hook lore hooks install wrote into the repository's own settings
-    (--scope project): the agent runs those only in folders you trusted in
-    the agent itself. Where the agent names the session's project (Claude
-    Code, Gemini CLI), that covers the project's own store only, not a
-    submodule's or another repository's the session moves to.
+  - a hook or MCP server lore wrote into the repository's own settings
+    (--scope project, marked --host-trusted): wherever the agent runs that
+    repository's settings, its authors could put a hook of their own there
+    and have it say anything, so a trust list would add nothing. Codex and
+    Gemini CLI run them only in folders you trusted, as Claude Code does
+    interactively; claude -p and opencode run them in any folder. Where the
+    agent names the session's project (Claude Code, Gemini CLI), this
+    covers the project's own store only, not a submodule's or another
+    repository's the session moves to.
 
 With a hook at user scope, a repository you have not trusted gets one line
 at session start saying it has memory, and nothing on prompts. lore's own

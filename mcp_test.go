@@ -265,8 +265,7 @@ func TestMCPProtocol(t *testing.T) {
 
 	// An untrusted repository's memory is not read, as the hooks do not
 	// show it; captures still work. --host-trusted (a project's own
-	// configuration, which the agent runs only where the user trusted the
-	// folder) reads it.
+	// configuration) reads it.
 	lore("trust", "--revoke")
 	untrusted := startMCP(t, bin, repo)
 	untrusted.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})

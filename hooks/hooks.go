@@ -58,7 +58,7 @@ type Event struct {
 //   - Gemini CLI (checked in the 0.61.0 bundle): the same shape in
 //     settings.json, with BeforeAgent for prompts and timeout in
 //     milliseconds; SessionStart's matcher is compared as a whole string, so
-//     lore's has none. Hooks run only in folders the user trusted.
+//     lore's has none. Project hooks run only in folders the user trusted.
 //   - opencode (checked in the 1.18.33 binary): no command hooks; it loads
 //     every {plugin,plugins}/*.js of .opencode/ and ~/.config/opencode/, and
 //     lore's plugin (opencode.go) calls lore with Claude Code's JSON.
@@ -177,9 +177,12 @@ func (t Target) Runs(cmd string) bool {
 }
 
 // Command is the hook command for binary at scope. A project-scope hook
-// lives in the repository's own settings, which the agent's host runs only
-// in folders the user trusted there: it tells lore so (--host-trusted), and
-// lore injects that repository's memory without its own trust list.
+// lives in the repository's own settings: wherever the agent runs them,
+// the repository could run a hook of its own there and say anything, so it
+// tells lore so (--host-trusted) and lore injects that repository's memory
+// without its own trust list. (Codex and Gemini CLI run project settings
+// only in folders the user trusted, Claude Code interactively too;
+// claude -p and opencode anywhere.)
 func Command(binary, scope string) string {
 	if strings.ContainsAny(binary, " \t'\"") {
 		binary = `"` + strings.ReplaceAll(binary, `"`, `\"`) + `"`

@@ -107,9 +107,8 @@ type MCPEntry struct {
 // ServeArgs are the arguments that make lore an MCP server.
 var ServeArgs = []string{"mcp"}
 
-// hostTrusted is the flag a project's configuration adds: the agent runs
-// a project's servers only in folders the user trusted, as its hooks
-// (see Command).
+// hostTrusted is the flag a project's configuration adds, as its hooks
+// carry (see Command).
 const hostTrusted = "--host-trusted"
 
 // serveFlags are the lore mcp flags an entry of lore's may carry.

@@ -125,8 +125,8 @@ type HookEnv struct {
 	StoreDir   string // --dir, if given
 	BudgetFlag int
 	Now        time.Time
-	// HostTrusted: the hook runs from the repository's own settings, which
-	// the host runs only where the user trusted the folder.
+	// HostTrusted: the hook runs from the repository's own settings, where
+	// the repository could run a hook of its own (see hooks.Command).
 	HostTrusted bool
 }
 

@@ -3,8 +3,8 @@
 // its records reach an agent that runs commands. So the hook injects a
 // store only where this user said so: a store they created (lore init), a
 // repository they trusted (lore trust), or a hook written into the
-// repository's own settings, which the agent's host runs only in folders
-// the user trusted there. The list lives outside every repository, in the
+// repository's own settings, where the repository could run a hook of its
+// own anyway (see hooks.Command). The list lives outside every repository, in the
 // user's configuration directory, one store path per line.
 package trust
 
