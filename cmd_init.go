@@ -61,7 +61,7 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 	}
 	if fresh {
 		if _, err := trust.Add(e.getenv, dir); err != nil {
-			fmt.Fprintf(e.stderr, "lore: warning: could not remember that you trust this store: %v\n", err)
+			e.warn("could not remember that you trust this store: %v", err)
 		}
 	}
 	if len(created) == 0 || !fresh {
