@@ -101,14 +101,14 @@ func (r *Repo) MainWorktree() (root string, ok bool) {
 		return "", false
 	}
 	back, err := os.ReadFile(filepath.Join(r.GitDir, "gitdir"))
-	if err != nil || !samePath(strings.TrimSpace(string(back)), filepath.Join(r.Root, ".git")) {
+	if err != nil || !SamePath(strings.TrimSpace(string(back)), filepath.Join(r.Root, ".git")) {
 		return "", false
 	}
 	return filepath.Dir(r.CommonDir), true
 }
 
-// samePath reports whether a and b name one file, symbolic links resolved.
-func samePath(a, b string) bool {
+// SamePath reports whether a and b name one file, symbolic links resolved.
+func SamePath(a, b string) bool {
 	ra, errA := filepath.EvalSymlinks(a)
 	rb, errB := filepath.EvalSymlinks(b)
 	return errA == nil && errB == nil && ra == rb

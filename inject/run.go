@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"lore/anchor"
 	"lore/config"
+	"lore/gitrepo"
 	"lore/index"
 	"lore/receipts"
 	"lore/record"
@@ -147,20 +147,10 @@ func hostTrusts(env HookEnv, storeDir string) bool {
 	for _, v := range projectDirVars {
 		if p := env.Getenv(v); p != "" {
 			own, err := store.FindStore(p)
-			return err == nil && samePath(own, storeDir)
+			return err == nil && gitrepo.SamePath(own, storeDir)
 		}
 	}
 	return true
-}
-
-// samePath reports whether a and b name the same directory.
-func samePath(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // Untrusted is the one line a session starts with in a repository whose
