@@ -73,23 +73,26 @@ func RenderTail(what string, entries []Entry, budgetChars, maxFull int, tail str
 	var out Rendered
 	var fulls, sums []string
 	used := 0
-	whole := true
+	// An entry too long to show whole keeps room for its summary, and the
+	// entries after it may still be whole: one oversized record must not
+	// reduce the rest of the block to summaries.
+	reserved := 0
 	var rest []Entry
 	for _, en := range entries {
 		full := Sanitize(en.Full)
-		if whole && !en.SummaryOnly && len(fulls) < maxFull && used+len(full)+2 <= room {
+		if !en.SummaryOnly && len(fulls) < maxFull && used+reserved+len(full)+2 <= room {
 			fulls = append(fulls, full)
 			used += len(full) + 2
 			out.Full = append(out.Full, en.ID)
 			continue
 		}
-		if !en.SummaryOnly {
-			whole = false // once one does not fit, the rest are summaries
+		if sum := summaryLine(en); used+reserved+len(sum)+1 <= room {
+			reserved += len(sum) + 1
 		}
 		rest = append(rest, en)
 	}
 	for _, en := range rest {
-		sum := CutWords(Sanitize(en.Summary), maxSummaryChars)
+		sum := summaryLine(en)
 		if used+len(sum)+1 > room {
 			if len(fulls) == 0 && len(sums) == 0 {
 				sum = CutWords(sum, room-used-1) // a tiny budget: what fits of one
@@ -129,6 +132,9 @@ func RenderTail(what string, entries []Entry, budgetChars, maxFull int, tail str
 	out.Text = text
 	return out
 }
+
+// summaryLine is en's one-line summary as a block shows it.
+func summaryLine(en Entry) string { return CutWords(Sanitize(en.Summary), maxSummaryChars) }
 
 // header opens every block: what it is, and that it is data from the
 // repository, not the user's instructions. .lore/ is committed by anyone

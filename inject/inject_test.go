@@ -171,6 +171,32 @@ func TestRenderSummaryOnlyEntries(t *testing.T) {
 	}
 }
 
+// One record too long to show whole is summarized, and the records after
+// it are still shown whole, its summary kept ahead of them.
+func TestRenderOversizedEntryKeepsTheRestWhole(t *testing.T) {
+	entries := []Entry{
+		{ID: "small-1", Full: "[decision] first\n  short", Summary: "[decision] small-1 first"},
+		{ID: "huge", Full: "[decision] huge\n  " + strings.Repeat("word ", 2000), Summary: "[decision] huge " + strings.Repeat("word ", 50)},
+		{ID: "small-2", Full: "[decision] second\n  short", Summary: "[decision] small-2 second"},
+		{ID: "small-3", Full: "[pattern] third\n  short", Summary: "[pattern] small-3 third"},
+	}
+	r := Render("session resume", entries, 2000, 0)
+	if !reflect.DeepEqual(r.Full, []string{"small-1", "small-2", "small-3"}) || !reflect.DeepEqual(r.Summary, []string{"huge"}) {
+		t.Errorf("full %v summary %v, want the small ones whole and huge summarized", r.Full, r.Summary)
+	}
+	// When only the summary of the oversized one and one more whole entry
+	// fit, the summary comes first: it is the better-ranked.
+	room := len(header("session resume", 999)) + len(footer) + 2 + len("(more: lore show <id>)") + 1
+	r = Render("session resume", entries[1:3], room+len(summaryLine(entries[1]))+1+len(entries[2].Full)+2, 0)
+	if !reflect.DeepEqual(r.Full, []string{"small-2"}) || !reflect.DeepEqual(r.Summary, []string{"huge"}) {
+		t.Errorf("tight budget: full %v summary %v", r.Full, r.Summary)
+	}
+	r = Render("session resume", entries[1:3], room+len(summaryLine(entries[1]))+len(entries[2].Full)+2, 0)
+	if len(r.Full) != 0 || len(r.Summary) == 0 || r.Summary[0] != "huge" {
+		t.Errorf("one byte short: full %v summary %v, want the oversized one's summary kept", r.Full, r.Summary)
+	}
+}
+
 func TestParseHookInput(t *testing.T) {
 	in, err := ParseHookInput([]byte(`{"session_id":"s","cwd":"/x","hook_event_name":"UserPromptSubmit","user_prompt":"hi"}`))
 	if err != nil || in.Prompt != "hi" || !in.IsPrompt() {
