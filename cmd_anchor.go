@@ -82,7 +82,8 @@ const anchorCmdHelp = `Usage: lore anchor <id> [--file path[:start-end]]...
 Re-anchor a record to the code as it is now, as a new version of it. With
 --file, the record is anchored to those files instead. Without, each of its
 anchors moves to where its file is now (a rename git sees) and to the
-file's current content, keeping its line range; a file that is gone must
+file's current content, its line range following its lines past the lines
+added and removed above and within it; a file or range that is gone must
 be replaced with --file (or the record abandoned).`
 
 func cmdAnchor(ctx context.Context, e *env, args []string) error {
@@ -150,6 +151,14 @@ func reanchor(ctx context.Context, repo anchor.Repo, k *anchor.Checker, r *recor
 				"anchor: %s: %s is gone", r.Short(), st.Anchor.Path)
 		}
 		specs[i] = anchor.Spec{Path: st.Path, Start: st.Anchor.Start, End: st.Anchor.End}
+		if l := st.Lines; l.Known && !l.Binary && st.Anchor.Start > 0 {
+			// The lines moved with the edits above and within them.
+			if l.NowStart == 0 {
+				return nil, usageError("anchor it to what replaced them with --file, or abandon the record",
+					"anchor: %s: lines %d-%d of %s are gone", r.Short(), st.Anchor.Start, st.Anchor.End, st.Path)
+			}
+			specs[i].Start, specs[i].End = l.NowStart, l.NowEnd
+		}
 	}
 	out, err := repo.Resolve(ctx, repo.Root, specs)
 	if err != nil {

@@ -178,11 +178,35 @@ func TestLinesOf(t *testing.T) {
 		want       Lines
 	}{
 		{0, 0, Lines{Known: true, Elsewhere: 2}},
-		{1, 3, Lines{Known: true, InRange: 1, Elsewhere: 1}},
-		{3, 5, Lines{Known: true, Elsewhere: 2}},
+		{1, 3, Lines{Known: true, InRange: 1, Elsewhere: 1, NowStart: 1, NowEnd: 3}},
+		{3, 5, Lines{Known: true, Elsewhere: 2, NowStart: 3, NowEnd: 5}},
 	} {
 		if got := linesOf(enc, c.start, c.end); got != c.want {
 			t.Errorf("lines %d-%d: %+v, want %+v", c.start, c.end, got, c.want)
+		}
+	}
+	// A range follows its lines: down past lines added above it, up past
+	// lines removed, and wider or narrower with the lines changed inside.
+	before := "1\n2\n3\n4\n5\n6\n7\n8\n"
+	for _, c := range []struct {
+		after            string
+		start, end       int
+		nowStart, nowEnd int
+	}{
+		{"new\nnew\n" + before, 3, 5, 5, 7},             // two lines added above
+		{"3\n4\n5\n6\n7\n8\n", 3, 5, 1, 3},              // two removed above
+		{"1\n2\n3\n4\nx\ny\n5\n6\n7\n8\n", 3, 5, 3, 7},  // two added inside
+		{"1\n2\n3\n5\n6\n7\n8\n", 3, 5, 3, 4},           // one removed inside
+		{"1\n2\nthree\n4\n5\n6\n7\n8\n", 3, 5, 3, 5},    // its first line replaced
+		{"1\n2\nx\ny\n4\n5\n6\n7\n8\n", 3, 5, 3, 6},     // its first line replaced by two
+		{"1\n2\n6\n7\n8\n", 3, 5, 0, 0},                 // all of it removed
+		{"1\n2\n3\n4\n5\nafter\n6\n7\n8\n", 3, 5, 3, 5}, // a line added just below
+		{"1\n2\nabove\n3\n4\n5\n6\n7\n8\n", 3, 5, 4, 6}, // a line added just above
+	} {
+		hs, _ := compare(before, c.after)
+		l := linesOf(encodeHunks(hs, true), c.start, c.end)
+		if l.NowStart != c.nowStart || l.NowEnd != c.nowEnd {
+			t.Errorf("%d-%d after %q (hunks %s): now %d-%d, want %d-%d", c.start, c.end, c.after, encodeHunks(hs, true), l.NowStart, l.NowEnd, c.nowStart, c.nowEnd)
 		}
 	}
 	if _, text := compare("a\x00b", "a"); text {

@@ -101,6 +101,10 @@ func (l Lines) amount(a record.Anchor) string {
 		return " (binary)"
 	case !a.HasLines():
 		return fmt.Sprintf(", %d %s", l.Total(), plural(l.Total(), "line"))
+	case l.InRange == 0 && l.NowStart > 0 && l.NowStart != a.Start:
+		// The anchored lines are as they were, elsewhere: lore anchor
+		// follows them.
+		return fmt.Sprintf(", outside lines %d-%d (%d %s; they are now %d-%d)", a.Start, a.End, l.Elsewhere, plural(l.Elsewhere, "line"), l.NowStart, l.NowEnd)
 	case l.InRange == 0:
 		return fmt.Sprintf(", outside lines %d-%d (%d %s)", a.Start, a.End, l.Elsewhere, plural(l.Elsewhere, "line"))
 	}

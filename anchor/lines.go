@@ -18,6 +18,10 @@ type Lines struct {
 	Binary    bool // one of them is binary: no lines to count
 	InRange   int  // lines changed inside the anchored range
 	Elsewhere int  // lines changed outside it (all of them, without a range)
+	// NowStart-NowEnd is the anchored range where its lines are in the
+	// file now, shifted by the lines added and removed above it and
+	// within it; both 0 without a range, or when every line of it went.
+	NowStart, NowEnd int
 }
 
 // Total is every line changed.
@@ -137,20 +141,14 @@ func linesOf(enc string, start, end int) Lines {
 		return Lines{Known: true, Binary: true}
 	}
 	l := Lines{Known: true}
-	for _, p := range strings.Split(enc, ";") {
-		f := strings.Split(p, ",")
-		if len(f) != 3 {
-			continue
-		}
-		s, _ := strconv.Atoi(f[0])
-		del, _ := strconv.Atoi(f[1])
-		add, _ := strconv.Atoi(f[2])
-		n := max(del, add)
+	hs := decodeHunks(enc)
+	for _, h := range hs {
+		n := max(h.del, h.add)
 		var inside bool
-		if del > 0 {
-			inside = s <= end && s+del-1 >= start
+		if h.del > 0 {
+			inside = h.start <= end && h.start+h.del-1 >= start
 		} else {
-			inside = s > start && s <= end // inserted between two anchored lines
+			inside = h.start > start && h.start <= end // inserted between two anchored lines
 		}
 		if start > 0 && inside {
 			l.InRange += n
@@ -158,7 +156,52 @@ func linesOf(enc string, start, end int) Lines {
 			l.Elsewhere += n
 		}
 	}
+	if start > 0 {
+		l.NowStart, l.NowEnd = newLine(hs, start, false), newLine(hs, end, true)
+		if l.NowEnd < l.NowStart { // every line of the range was removed
+			l.NowStart, l.NowEnd = 0, 0
+		}
+	}
 	return l
+}
+
+// decodeHunks reads what encodeHunks wrote (not "binary"), in order.
+func decodeHunks(enc string) []hunk {
+	var hs []hunk
+	for _, p := range strings.Split(enc, ";") {
+		f := strings.Split(p, ",")
+		if len(f) != 3 {
+			continue
+		}
+		var h hunk
+		h.start, _ = strconv.Atoi(f[0])
+		h.del, _ = strconv.Atoi(f[1])
+		h.add, _ = strconv.Atoi(f[2])
+		hs = append(hs, h)
+	}
+	return hs
+}
+
+// newLine is where old line n is in the new file, given the hunks in
+// order. A line that was replaced maps to the first line of what replaced
+// it, or with last (the end of a range) to its last; a line removed with
+// nothing in its place, to the line after it, or with last, the one before.
+func newLine(hs []hunk, n int, last bool) int {
+	shift := 0
+	for _, h := range hs {
+		switch {
+		case h.del == 0 && h.start <= n, h.del > 0 && h.start+h.del-1 < n:
+			shift += h.add - h.del // wholly above line n
+		case h.del > 0 && h.start <= n: // line n is in this hunk
+			if last {
+				return h.start + shift + h.add - 1
+			}
+			return h.start + shift
+		default:
+			return n + shift
+		}
+	}
+	return n + shift
 }
 
 // objects reads the contents of ids from git's object database, in one
