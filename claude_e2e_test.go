@@ -198,6 +198,10 @@ func TestClaudeCodeE2E(t *testing.T) {
 	run(bin, "learn", "Run go vet before pushing", "--solution", "make lint")
 	run(bin, "handoff", "Parser rewrite is half done", "--next", "port the date tests to the new parser")
 	run(bin, "hooks", "install")
+	// Installed at user scope too, as a user with lore in every repository
+	// has it: Claude Code runs both, and lore must answer each event once.
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	run(bin, "hooks", "install", "--scope", "user")
 	run("git", "add", "-A")
 	run("git", "commit", "-qm", "lore")
 
@@ -238,6 +242,13 @@ func TestClaudeCodeE2E(t *testing.T) {
 		}
 		if b := block(r, "session resume"); b != "" {
 			start = b
+		}
+	}
+	for _, r := range api.since(0) {
+		for _, what := range []string{"Lore Context (session resume", "Lore Context (auto-injected"} {
+			if n := strings.Count(r, what); n > 1 {
+				t.Errorf("%s: a request to the model carries %q %d times: lore's hooks at user and project scope both answered", part, what, n)
+			}
 		}
 	}
 	if !strings.Contains(prompt, "Store records as append-only JSONL shards -- merges only ever add files") {
@@ -299,6 +310,11 @@ func TestClaudeCodeE2E(t *testing.T) {
 	for _, r := range ask(part, "-p", "Add a NOTES.md file", "--permission-mode", "acceptEdits", "--allowedTools", "Bash(lore:*)") {
 		if strings.Contains(r, "Stop hook feedback") && strings.Contains(r, "recorded no handoff in lore") {
 			asked++
+		}
+		// Claude Code shows a Stop reason twice: as feedback and as the
+		// blocking error of the command that gave it.
+		if n := strings.Count(r, "Stop hook blocking error from command"); n > 1 {
+			t.Errorf("%s: a request carries %d Stop hooks' reasons: lore's hooks at user and project scope both asked", part, n)
 		}
 	}
 	if _, err := os.Stat(notes); err != nil {

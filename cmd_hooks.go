@@ -187,8 +187,8 @@ func (e *env) installHooks(targets []hooks.Target, given string) error {
 }
 
 // hookNotes is what the user still has to do before the host runs the
-// hooks just installed at t: the host's own trust steps, or a second copy
-// of lore's plugin that would double every block.
+// hooks just installed at t: the host's own trust steps, or lore's hooks
+// at the other scope too, which run lore twice for every event.
 func (e *env) hookNotes(t hooks.Target) []string {
 	var notes []string
 	if t.Agent.Note != "" {
@@ -201,13 +201,11 @@ func (e *env) hookNotes(t hooks.Target) []string {
 			}
 		}
 	}
-	if t.Agent.Plugin {
-		other := map[string]string{"project": "user", "user": "project"}[t.Scope]
-		root, _ := gitrepo.RepoRoot(e.cwd, e.getenv)
-		if o, err := hooks.NewTarget(t.Agent, other, root, e.userDirs()); err == nil {
-			if st, err := hooks.Status(o); err == nil && len(st) > 0 && st[0].Installed {
-				notes = append(notes, fmt.Sprintf("lore's plugin is also in %s: %s loads both and every block comes twice; remove one with 'lore hooks uninstall --agent %s --scope %s'", o.Path, t.Agent.Title, t.Agent.Name, other))
-			}
+	other := map[string]string{"project": "user", "user": "project"}[t.Scope]
+	root, _ := gitrepo.RepoRoot(e.cwd, e.getenv)
+	if o, err := hooks.NewTarget(t.Agent, other, root, e.userDirs()); err == nil {
+		if st, err := hooks.Status(o); err == nil && slices.ContainsFunc(st, func(ev hooks.EventStatus) bool { return ev.Installed }) {
+			notes = append(notes, fmt.Sprintf("lore's hooks are also in %s: %s runs both for every event (lore answers once); remove one with 'lore hooks uninstall --agent %s --scope %s'", o.Path, t.Agent.Title, t.Agent.Name, other))
 		}
 	}
 	return notes

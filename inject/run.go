@@ -2,6 +2,8 @@ package inject
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -198,6 +200,9 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		if reason == "" {
 			return errNothing
 		}
+		if !answersFirst(s.Dir, hin, reason) {
+			return errTwin
+		}
 		b, err := MarshalStopOutput(reason)
 		if err != nil {
 			return err
@@ -252,6 +257,9 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 			ev.Prompt = hin.Prompt // a prompt the memory had nothing for, for lore stats
 		}
 	}
+	if r.Text != "" && !answersFirst(s.Dir, hin, r.Text) {
+		return errTwin
+	}
 	// The resume view's git, inbox and trigger entries are not records.
 	ev.Full, ev.Summary, ev.Chars = recordIDs(r.Full), recordIDs(r.Summary), len(r.Text)
 	log.Append(ev)
@@ -279,6 +287,28 @@ var errNothing = errors.New("nothing relevant to inject")
 // errRepeated is the quiet outcome when every relevant record was shown
 // earlier in the session.
 var errRepeated = fmt.Errorf("%w: this session was shown the relevant records already", errNothing)
+
+// errTwin is the quiet outcome when another run of lore answered the same
+// event of the session a moment ago (see answersFirst).
+var errTwin = fmt.Errorf("%w: lore's hook answered this event already (installed twice: see lore hooks status)", errNothing)
+
+// twinWindow is how close two runs of lore's hook for one event are: an
+// agent runs its hooks for an event together, or one after the other.
+const twinWindow = 3 * time.Second
+
+// answersFirst reports whether this run is the first to answer hin's event
+// in its session with answer: an agent with lore's hooks at both user and
+// project scope runs both for every event, and would show every block
+// twice. A repeat of the event later (another compaction, the same prompt
+// again), or another answer to it, is answered.
+func answersFirst(storeDir string, hin *HookInput, answer string) bool {
+	if hin.SessionID == "" {
+		return true
+	}
+	sum := sha256.Sum256([]byte(hin.Event + "\x00" + hin.Source + "\x00" + hin.Prompt + "\x00" + answer))
+	path := filepath.Join(storeDir, ".local", "sessions", store.SessionKey(hin.SessionID)+".answered")
+	return store.FirstToAnswer(path, hex.EncodeToString(sum[:8]), time.Now(), twinWindow)
+}
 
 // IsNothing reports the quiet outcome, which is not a failure.
 func IsNothing(err error) bool { return errors.Is(err, errNothing) }
