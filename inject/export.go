@@ -169,7 +169,8 @@ func markerError(line int, format string, args ...any) error {
 // whole lines, so prose that quotes one is text; markers that do not make
 // exactly one section (a begin without its end, an end above its begin,
 // two sections) are an error naming the line, as replacing between them
-// could delete the user's own text.
+// could delete the user's own text. A doc whose lines end in CRLF gets the
+// section with CRLF too, rather than a file of mixed line endings.
 func MergeSection(doc, section string) (string, error) {
 	var begins, ends []int // byte offsets of the marker lines
 	var beginLines, endLines []int
@@ -185,11 +186,15 @@ func MergeSection(doc, section string) (string, error) {
 	}
 	switch {
 	case len(begins) == 0 && len(ends) == 0:
+		nl := "\n"
+		if crlf(doc) {
+			nl, section = "\r\n", strings.ReplaceAll(section, "\n", "\r\n")
+		}
 		if doc != "" && !strings.HasSuffix(doc, "\n") {
-			doc += "\n"
+			doc += nl
 		}
 		if doc != "" {
-			doc += "\n"
+			doc += nl
 		}
 		return doc + section, nil
 	case len(begins) > 1:
@@ -205,5 +210,14 @@ func MergeSection(doc, section string) (string, error) {
 	}
 	rest := doc[ends[0]:]
 	_, after, _ := strings.Cut(rest, "\n")
+	if crlf(doc[:begins[0]] + after) {
+		section = strings.ReplaceAll(section, "\n", "\r\n")
+	}
 	return doc[:begins[0]] + section + after, nil
+}
+
+// crlf reports whether every line of text ends in CRLF (and it has lines).
+func crlf(text string) bool {
+	n := strings.Count(text, "\n")
+	return n > 0 && n == strings.Count(text, "\r\n")
 }

@@ -144,7 +144,8 @@ func FuzzReadTranscriptMark(f *testing.F) {
 
 // FuzzMergeSection: whatever the document, merging lore's section either
 // refuses (markers that make no single section) or leaves exactly one
-// section, keeps what came before it, and is stable when run again.
+// section (with the document's line endings), keeps what came before it,
+// and is stable when run again.
 func FuzzMergeSection(f *testing.F) {
 	section := SectionBegin + "\nthe memory\n" + SectionEnd + "\n"
 	for _, s := range []string{"", "# T\nrules\n", "# T\n" + section + "footer\n", "x `" + SectionEnd + "` y\n",
@@ -160,11 +161,15 @@ func FuzzMergeSection(f *testing.F) {
 			}
 			return
 		}
-		if n := strings.Count(out, section); n != 1 {
+		sec := section // or with CRLF line endings, in a CRLF document
+		if crlf := strings.ReplaceAll(section, "\n", "\r\n"); strings.Contains(out, crlf) {
+			sec = crlf
+		}
+		if n := strings.Count(out, sec); n != 1 {
 			t.Fatalf("MergeSection(%q) holds the section %d times:\n%s", doc, n, out)
 		}
-		before, _, _ := strings.Cut(out, section)
-		if !strings.HasPrefix(doc, strings.TrimRight(before, "\n")) {
+		before, _, _ := strings.Cut(out, sec)
+		if !strings.HasPrefix(doc, strings.TrimRight(before, "\r\n")) {
 			t.Fatalf("MergeSection(%q) changed what came before the section: %q", doc, before)
 		}
 		if again, err := MergeSection(out, section); err != nil || again != out {

@@ -214,3 +214,24 @@ func TestParseHookInput(t *testing.T) {
 		t.Errorf("output %s", out)
 	}
 }
+
+// A document with CRLF line endings gets lore's section with CRLF, first
+// appended and then replaced in place.
+func TestMergeSectionKeepsCRLF(t *testing.T) {
+	section := SectionBegin + "\n## Project memory (lore)\n- a decision\n" + SectionEnd + "\n"
+	doc := "# Agent instructions\r\nRun make test.\r\n"
+	out, err := MergeSection(doc, section)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bare := strings.Count(out, "\n") - strings.Count(out, "\r\n"); bare != 0 || !strings.HasPrefix(out, doc+"\r\n") {
+		t.Fatalf("%d lines end in a bare LF: %q", bare, out)
+	}
+	again, err := MergeSection(out, strings.Replace(section, "a decision", "another decision", 1))
+	if err != nil || strings.Count(again, "\n") != strings.Count(again, "\r\n") || !strings.Contains(again, "- another decision\r\n") || strings.Contains(again, "- a decision") {
+		t.Fatalf("replaced: %q, %v", again, err)
+	}
+	if lf, _ := MergeSection("# A\nB\n", section); strings.Contains(lf, "\r") {
+		t.Errorf("an LF document got CR: %q", lf)
+	}
+}
