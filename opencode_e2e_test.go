@@ -2,15 +2,19 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -178,8 +182,10 @@ func opencodeParse(body string) opencodeRequest {
 // the relevant decision with the prompt (chat.message), nothing for an
 // unrelated prompt, the latest handoff in the system prompt
 // (experimental.chat.system.transform), the resume view again at a
-// compaction (experimental.session.compacting), and a record the model
-// makes through opencode's bash tool landing in the store.
+// compaction (experimental.session.compacting), a record the model makes
+// through opencode's bash tool landing in the store, and, in 'opencode
+// serve', lore's request for a handoff when a session that changed the
+// repository goes idle (session.status), answered through the bash tool.
 func TestOpencodeE2E(t *testing.T) {
 	opencode := findAgentCLI(t, "opencode", "opencode", OpencodeVersion, "opencode", "LORE_OPENCODE_BIN")
 	dir := t.TempDir()
@@ -362,10 +368,135 @@ func TestOpencodeE2E(t *testing.T) {
 		t.Errorf("opencode, %s: the decision the model recorded through the bash tool is not in .lore/: lore list decision says\n%s", part, out)
 	}
 
+	// 6. The memory loop at a turn's end, in the server every interactive
+	// opencode runs ('opencode run' exits at the first idle, so it has no
+	// Stop step): a session that writes a file goes idle; lore's plugin
+	// asks lore as at Claude Code's Stop and sends its reason as the next
+	// prompt; the model records a handoff through the bash tool, and the
+	// next idle asks nothing.
+	part = "memory loop (opencode serve)"
+	const reason = "recorded no handoff in lore"
+	api.setScript(func(r opencodeRequest) opencodeReply {
+		switch {
+		case strings.Contains(r.User, reason) && strings.Contains(r.Result, "ho-"):
+			return opencodeReply{text: "Recorded the handoff."}
+		case strings.Contains(r.User, reason):
+			return opencodeReply{tool: "bash", args: map[string]any{"description": "Record a handoff",
+				"command": `lore handoff "Added NOTES.md with the setup notes" --next "Link NOTES.md from the README"`}}
+		case len(r.Called) > 0:
+			return opencodeReply{text: "Created NOTES.md."}
+		}
+		return opencodeReply{tool: "bash", args: map[string]any{"command": "printf '# Notes\\n' > NOTES.md", "description": "Write NOTES.md"}}
+	})
+	n := api.count()
+	server := opencodeServe(t, opencode, repo, ocEnv)
+	var created struct {
+		ID string `json:"id"`
+	}
+	server.post(t, "/session", `{}`, &created)
+	server.post(t, "/session/"+created.ID+"/message", `{"parts":[{"type":"text","text":"Add a NOTES.md file"}]}`, nil)
+	var asked int
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		asked = 0
+		for _, r := range api.since(n) {
+			if strings.Contains(r.User, reason) && strings.Contains(r.Result, "ho-") {
+				asked++
+			}
+		}
+		if asked > 0 && strings.Contains(run(bin, "list", "handoff"), "Added NOTES.md with the setup notes") {
+			break
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repo, "NOTES.md")); err != nil {
+		t.Errorf("opencode, %s: the mock's bash call did not create NOTES.md: %v", part, err)
+	}
+	if asked == 0 {
+		t.Errorf("opencode, %s: no request to the model carried lore's Stop reason and then the handoff's result (the plugin's idle step); requests seen: %v", part, api.lastLog())
+	}
+	if out := run(bin, "list", "handoff"); !strings.Contains(out, "Added NOTES.md with the setup notes") {
+		t.Errorf("opencode, %s: the handoff the model recorded is not in .lore/: lore list handoff says\n%s", part, out)
+	}
+	time.Sleep(time.Second) // the idle after the handoff: lore must not ask again
+	var asks int
+	for _, r := range api.since(n) {
+		asks = max(asks, strings.Count(r.User, reason))
+	}
+	if asks != 1 {
+		t.Errorf("opencode, %s: the conversation carries lore's Stop reason %d times, want once", part, asks)
+	}
+	api.setScript(nil)
+
 	api.mu.Lock()
 	away := slices.Clone(api.away)
 	api.mu.Unlock()
 	if len(away) > 0 {
 		t.Errorf("opencode: requests for other hosts reached the proxy (refused): %v", away)
+	}
+}
+
+// opencodeServer is 'opencode serve' on a free port of 127.0.0.1, for the
+// test's life.
+type opencodeServer struct{ url string }
+
+func opencodeServe(t *testing.T, opencode, repo string, env []string) *opencodeServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	var out bytes.Buffer
+	cmd := exec.Command(opencode, "serve", "--hostname", "127.0.0.1", "--port", strconv.Itoa(port))
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = repo, env, &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	s := &opencodeServer{url: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	// A request that comes while the server is still starting can hang:
+	// each try has its own short limit.
+	try := &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 5 * time.Second}
+	var last string
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		resp, err := try.Get(s.url + "/session")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("opencode serve did not answer on %s in 90 s (%s):\n%s", s.url, last, out.String())
+		}
+	}
+}
+
+// opencodeHTTP talks to the server directly, never through a proxy.
+var opencodeHTTP = &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 90 * time.Second}
+
+// post sends body to path and decodes the answer into v, if given.
+func (s *opencodeServer) post(t *testing.T, path, body string, v any) {
+	t.Helper()
+	resp, err := opencodeHTTP.Post(s.url+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("opencode serve: POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("opencode serve: POST %s: %s\n%s", path, resp.Status, data)
+	}
+	if v != nil {
+		if err := json.Unmarshal(data, v); err != nil {
+			t.Fatalf("opencode serve: POST %s: %v\n%s", path, err, data)
+		}
 	}
 }

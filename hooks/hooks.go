@@ -72,7 +72,7 @@ func Agents() []Agent {
 			Events: []Event{{"BeforeAgent", ""}, {"SessionStart", ""}, {"AfterAgent", ""}}, Timeout: 10000, Named: true,
 			Note: "Gemini CLI runs hooks only in folders you trust: trust this one when gemini asks (headless 'gemini -p' stops in an untrusted folder)"},
 		{Name: "opencode", Title: "opencode", ProjectFile: ".opencode/plugins/lore.js", UserFile: ".config/opencode/plugins/lore.js",
-			Events: []Event{{"chat.message", ""}, {"experimental.chat.system.transform", ""}, {"experimental.session.compacting", ""}}, Plugin: true},
+			Events: []Event{{"chat.message", ""}, {"experimental.chat.system.transform", ""}, {"experimental.session.compacting", ""}, {"session.status", ""}}, Plugin: true},
 	}
 }
 
