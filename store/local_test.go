@@ -51,3 +51,13 @@ func TestFirstToAnswerConcurrent(t *testing.T) {
 		t.Errorf("%d runs answered first, want 1", first.Load())
 	}
 }
+
+// The cost a hook that answers pays to tell whether a twin answered.
+func BenchmarkFirstToAnswer(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "s.answered")
+	now := time.Now()
+	for b.Loop() {
+		now = now.Add(time.Minute)
+		FirstToAnswer(path, "k", now, time.Second)
+	}
+}
