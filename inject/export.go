@@ -186,10 +186,8 @@ func MergeSection(doc, section string) (string, error) {
 	}
 	switch {
 	case len(begins) == 0 && len(ends) == 0:
-		nl := "\n"
-		if crlf(doc) {
-			nl, section = "\r\n", strings.ReplaceAll(section, "\n", "\r\n")
-		}
+		nl := newline(doc)
+		section = strings.ReplaceAll(section, "\n", nl)
 		if doc != "" && !strings.HasSuffix(doc, "\n") {
 			doc += nl
 		}
@@ -210,14 +208,15 @@ func MergeSection(doc, section string) (string, error) {
 	}
 	rest := doc[ends[0]:]
 	_, after, _ := strings.Cut(rest, "\n")
-	if crlf(doc[:begins[0]] + after) {
-		section = strings.ReplaceAll(section, "\n", "\r\n")
-	}
+	section = strings.ReplaceAll(section, "\n", newline(doc[:begins[0]]+after))
 	return doc[:begins[0]] + section + after, nil
 }
 
-// crlf reports whether every line of text ends in CRLF (and it has lines).
-func crlf(text string) bool {
-	n := strings.Count(text, "\n")
-	return n > 0 && n == strings.Count(text, "\r\n")
+// newline is text's line ending: CRLF if every line of it ends so (and it
+// has lines), else LF.
+func newline(text string) string {
+	if n := strings.Count(text, "\n"); n > 0 && n == strings.Count(text, "\r\n") {
+		return "\r\n"
+	}
+	return "\n"
 }

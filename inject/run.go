@@ -200,9 +200,6 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		if reason == "" {
 			return errNothing
 		}
-		if !answersFirst(s.Dir, hin, reason) {
-			return errTwin
-		}
 		b, err := MarshalStopOutput(reason)
 		if err != nil {
 			return err

@@ -103,8 +103,8 @@ func stop(ctx context.Context, hin *HookInput, s *store.Store, repoDir string) s
 	if head, tree := repoState(StartGit(ctx, s.Getenv, repoDir, s.Dir)); head == st.Head && tree == st.Tree {
 		return "" // nothing changed
 	}
-	if handoffSince(s.Dir, st.Time) {
-		return ""
+	if handoffSince(s.Dir, st.Time) || !answersFirst(s.Dir, hin, AskHandoff) {
+		return "" // a handoff was recorded, or a twin of this hook asked (counted once in lore stats)
 	}
 	st.Asked = true
 	saveStart(path, st)
