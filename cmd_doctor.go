@@ -10,7 +10,7 @@ import (
 
 const doctorHelp = `Usage: lore doctor [--fix] [--json]
 
-Check the store: every shard parses (file:line), no torn last lines or git
+Check the store: every shard reads and parses (file:line), no torn last lines or git
 conflict markers, no two different versions of a record at the same
 timestamp, no record from a newer lore, lore's .gitattributes and .gitignore
 in place, no leftover temporary files, no secret already stored.

@@ -416,3 +416,56 @@ func TestTombstoneSupersedesAVersionInAnotherSegment(t *testing.T) {
 		t.Error("the purged record's revision is searchable")
 	}
 }
+
+// unreadable makes readShard fail for the shards whose path contains part,
+// as a shard nobody may read does, until the test ends.
+func unreadable(t *testing.T, part string) {
+	t.Helper()
+	t.Cleanup(func() { readShard = os.ReadFile })
+	readShard = func(name string) ([]byte, error) {
+		if strings.Contains(name, part) {
+			return nil, &os.PathError{Op: "open", Path: name, Err: os.ErrPermission}
+		}
+		return os.ReadFile(name)
+	}
+}
+
+func TestUnreadableShardIsReportedAndTheRestServed(t *testing.T) {
+	s := newTestStore(t)
+	old := capture(t, s, record.Decision, "kept in the index")
+	capture(t, s, record.Pattern, "readable pattern")
+	age(t, s.Dir, time.Hour)
+	open(t, s, false)
+	added := capture(t, s, record.Decision, "appended since")
+	unreadable(t, "journal")
+
+	for _, prompt := range []bool{false, true} {
+		snap := open(t, s, prompt)
+		if !snap.Partial {
+			t.Error("a snapshot missing an unreadable shard is not marked partial")
+		}
+		var warned []string
+		for _, w := range snap.Warnings {
+			if w.Kind == record.WarnUnreadable {
+				warned = append(warned, w.String())
+			}
+		}
+		if len(warned) != 1 || !strings.Contains(warned[0], "journal/") || !strings.Contains(warned[0], "permission denied") {
+			t.Fatalf("warnings %q, want one naming the journal shard and the cause", warned)
+		}
+		ids := map[string]bool{}
+		for _, r := range snap.Records() {
+			ids[r.ID] = true
+		}
+		if !ids[old.ID] || ids[added.ID] || len(ids) != 2 {
+			t.Fatalf("served %v: want the indexed decision and the pattern, not what the unreadable shard gained", ids)
+		}
+	}
+
+	readShard = os.ReadFile
+	snap := open(t, s, false)
+	if snap.Partial || len(snap.Warnings) != 0 {
+		t.Fatalf("readable again: partial %v, warnings %v", snap.Partial, snap.Warnings)
+	}
+	mustMatch(t, s, snap, "once the shard reads again")
+}

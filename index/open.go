@@ -80,7 +80,10 @@ const (
 // Shards that changed are parsed, newest month first, and written back as
 // a new segment, so the next reader starts from a current index; when ctx
 // is done or the budget spent, parsing stops, the snapshot is marked
-// Partial, what was parsed is kept, and the rest is left pending.
+// Partial, what was parsed is kept, and the rest is left pending. A shard
+// that exists but cannot be read (its permissions) is left pending too,
+// with a warning, and the snapshot is Partial: one such file must not stop
+// every command.
 func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, error) {
 	var sc *scan
 	for attempt := 0; ; attempt++ {
@@ -113,25 +116,26 @@ func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, er
 
 // scan compares the store with the index as the manifest describes it.
 type scan struct {
-	ctx       context.Context
-	store     *store.Store
-	tok       Tokenizer
-	start     int64
-	old       *manifest  // nil: no usable index
-	read      *manifest  // the manifest as read, usable or not: publish replaces only it
-	segs      []*segment // old's segments, oldest first
-	dirs      map[string]*dirEntry
-	dirsMoved bool            // a directory's entry differs from old's
-	seen      map[string]bool // shards compared in this scan
-	jobs      []parseJob
-	gone      map[string]bool // shards the index holds that no longer exist
-	parsed    []*shardFile
-	dict      *termDict // the parsed versions' terms
-	pending   []string  // shards left unparsed, sorted
-	partial   bool
-	prompt    bool
-	thorough  bool
-	budget    time.Duration
+	ctx        context.Context
+	store      *store.Store
+	tok        Tokenizer
+	start      int64
+	old        *manifest  // nil: no usable index
+	read       *manifest  // the manifest as read, usable or not: publish replaces only it
+	segs       []*segment // old's segments, oldest first
+	dirs       map[string]*dirEntry
+	dirsMoved  bool            // a directory's entry differs from old's
+	seen       map[string]bool // shards compared in this scan
+	jobs       []parseJob
+	gone       map[string]bool // shards the index holds that no longer exist
+	parsed     []*shardFile
+	dict       *termDict // the parsed versions' terms
+	pending    []string  // shards left unparsed, sorted
+	partial    bool
+	unreadable []record.Warning // shards that exist but could not be read
+	prompt     bool
+	thorough   bool
+	budget     time.Duration
 }
 
 type parseJob struct {
@@ -184,6 +188,7 @@ func (sc *scan) warnings() []record.Warning {
 	for _, ws := range sc.old.warns {
 		out = append(out, ws...)
 	}
+	out = append(out, sc.unreadable...)
 	sortWarnings(out)
 	return out
 }

@@ -42,7 +42,7 @@ type Posting struct {
 // doc skip them with Current.
 type Snapshot struct {
 	Warnings []record.Warning
-	Partial  bool // reading stopped at the deadline: some shards are missing
+	Partial  bool // reading stopped at the deadline, or a shard could not be read: some shards are missing
 
 	segs  []*segment
 	first []int       // each segment's first doc

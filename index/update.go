@@ -57,6 +57,16 @@ func (sc *scan) parseAll() error {
 	close(next)
 	wg.Wait()
 	for i, j := range sc.jobs {
+		var unreadable *unreadableError
+		if errors.As(errs[i], &unreadable) {
+			// Left pending, so every reader tries it again, and reported:
+			// one shard nobody can read must not hide all the others.
+			sc.unreadable = append(sc.unreadable, record.Warning{Pos: record.Pos{File: sc.store.Rel(unreadable.path)},
+				Kind: record.WarnUnreadable, Msg: unreadable.Error()})
+			sc.partial = true
+			sc.pending = append(sc.pending, j.rel)
+			continue
+		}
 		if errs[i] != nil {
 			return errs[i]
 		}
@@ -77,14 +87,14 @@ func (sc *scan) parseAll() error {
 // holds them all until its segment is written.
 func (sc *scan) parse(j parseJob, scratch *encoder) (*shardFile, error) {
 	abs := filepath.Join(sc.store.Dir, j.rel)
-	data, err := os.ReadFile(abs)
+	data, err := readShard(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, lerr := os.Lstat(abs); lerr != nil {
 			return &shardFile{rel: j.rel, gone: true}, nil // removed since it was listed
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, &unreadableError{abs, err}
 	}
 	recs, warns, err := kinds.ParseShard(sc.store.Rel(abs), data)
 	if err != nil {
@@ -99,6 +109,20 @@ func (sc *scan) parse(j parseJob, scratch *encoder) (*shardFile, error) {
 		f.versions = append(f.versions, newVersion(r, slices.Clone(scratch.b), t, b, sc.dict))
 	}
 	return f, nil
+}
+
+// readShard reads a shard; a variable so tests can make one unreadable,
+// which permissions cannot do to a test run as root.
+var readShard = os.ReadFile
+
+// unreadableError is a shard that exists but cannot be read.
+type unreadableError struct {
+	path string
+	err  error
+}
+
+func (e *unreadableError) Error() string {
+	return "cannot read it (" + store.Cause(e.err) + "): what it holds now is left out until it can be read; 'lore doctor' says more"
 }
 
 // update writes what the scan found back to the index, and returns the

@@ -21,9 +21,10 @@ type Warning struct {
 type WarningKind int
 
 const (
-	WarnMalformed WarningKind = iota // a line or table that does not parse
-	WarnTorn                         // a last line cut off mid-write
-	WarnConflict                     // a git conflict marker
+	WarnMalformed  WarningKind = iota // a line or table that does not parse
+	WarnTorn                          // a last line cut off mid-write
+	WarnConflict                      // a git conflict marker
+	WarnUnreadable                    // a shard that cannot be read (its permissions, an I/O error)
 )
 
 func (w Warning) String() string { return fmt.Sprintf("%s: %s", w.Pos, w.Msg) }

@@ -82,6 +82,9 @@ func (p Pos) String() string {
 	if p.File == "" {
 		return "(new)"
 	}
+	if p.Line == 0 { // the whole file
+		return p.File
+	}
 	return fmt.Sprintf("%s:%d", p.File, p.Line)
 }
 

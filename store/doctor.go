@@ -23,7 +23,7 @@ import (
 type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
-	Kind    string `json:"kind"` // malformed, torn, conflict, tie, purged, newer-format, not-a-directory, attributes, temp-file, secret, config
+	Kind    string `json:"kind"` // malformed, torn, conflict, tie, purged, newer-format, not-a-directory, unreadable, attributes, temp-file, secret, config
 	Message string `json:"message"`
 	Fixable bool   `json:"fixable"`
 	Fixed   bool   `json:"fixed"`
@@ -147,6 +147,10 @@ func (s *Store) checkShards(files []string, fix bool) []shardCheck {
 	return out
 }
 
+// readShard reads a shard; a variable so tests can make one unreadable,
+// which permissions cannot do to a test run as root.
+var readShard = os.ReadFile
+
 // checkShard reports a shard's problems and, with fix, repairs it. Shards
 // are committed, so whatever a repair takes out of one is deleted for
 // everyone at the next commit: it takes out only bytes it can prove are not
@@ -154,11 +158,15 @@ func (s *Store) checkShards(files []string, fix bool) []shardCheck {
 // table that does not read but may be a record someone mistyped is left
 // exactly as it is and reported with the fix to make by hand.
 func (s *Store) checkShard(path string, fix bool) ([]Problem, []*record.Record, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
 	name := s.Rel(path)
+	data, err := readShard(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil // removed since it was listed
+	}
+	if err != nil {
+		return []Problem{{File: name, Kind: "unreadable", Message: "cannot read it (" + Cause(err) +
+			"): its records are left out of every command; lore leaves it as it is: fix its permissions (chmod u+r) or the disk, then run 'lore doctor' again"}}, nil, nil
+	}
 	toml := strings.HasSuffix(path, ".toml")
 	recs, warns, err := kinds.ParseShard(name, data)
 	var newer *record.ErrNewerFormat

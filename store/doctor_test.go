@@ -317,3 +317,28 @@ func TestDoctorTies(t *testing.T) {
 		}
 	}
 }
+
+func TestDoctorReportsAnUnreadableShard(t *testing.T) {
+	s := newTestStore(t)
+	add(t, s, record.Decision, "a decision", nil)
+	t.Cleanup(func() { readShard = os.ReadFile })
+	readShard = func(name string) ([]byte, error) {
+		if strings.HasSuffix(name, ".jsonl") {
+			return nil, &os.PathError{Op: "open", Path: name, Err: os.ErrPermission}
+		}
+		return os.ReadFile(name)
+	}
+	probs, err := s.Doctor(false)
+	if err != nil {
+		t.Fatalf("doctor failed on an unreadable shard instead of reporting it: %v", err)
+	}
+	var got []Problem
+	for _, p := range probs {
+		if p.Kind == "unreadable" {
+			got = append(got, p)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0].String(), "journal/") || !strings.Contains(got[0].String(), "permission denied") || got[0].Fixable {
+		t.Fatalf("problems %v, want one unreadable journal shard, not fixable", probs)
+	}
+}

@@ -352,3 +352,13 @@ func slug(s string) string {
 	}
 	return strings.TrimRight(b.String(), "-")
 }
+
+// Cause is what went wrong with a file, without the path the caller
+// already names: "permission denied" of "open x: permission denied".
+func Cause(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
