@@ -45,9 +45,14 @@ func StartGit(ctx context.Context, getenv func(string) string, repoDir, storeDir
 // commit, sinceTime (its timestamp) stands in.
 func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime time.Time) *GitChanges {
 	g := &GitChanges{Since: since}
-	rng := since + "..HEAD"
+	// After a rebase the handoff's commit is no longer HEAD's ancestor, and
+	// since..HEAD would also list the rebased copies of the commits it
+	// came after: --cherry-pick drops a commit whose change the handoff's
+	// side already holds. With the handoff's commit in HEAD's history the
+	// left side is empty and git compares nothing.
+	rng := []string{"--right-only", "--cherry-pick", since + "...HEAD"}
 	if since == "" {
-		rng = fmt.Sprintf("--since=@%d", sinceTime.Unix())
+		rng = []string{fmt.Sprintf("--since=@%d", sinceTime.Unix())}
 		g.SinceTime = sinceTime
 	}
 	// The log runs alongside the status.
@@ -58,7 +63,7 @@ func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime
 	logged := make(chan result, 1)
 	if since != "" || !sinceTime.IsZero() {
 		go func() {
-			out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, "log", "--format=%h %s", "-n", "51", rng)
+			out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, append([]string{"log", "--format=%h %s", "-n", "51"}, rng...)...)
 			logged <- result{out, err}
 		}()
 	} else {
