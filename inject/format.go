@@ -28,6 +28,9 @@ type Entry struct {
 	Summary     string
 	ID          string
 	SummaryOnly bool // already shown whole earlier in the session
+	// Notice: a line about the store or git (no handoff yet, git's
+	// changes, the inbox), not a record; the header does not count it.
+	Notice bool
 }
 
 // Rendered is a block and which entries went into it, and how.
@@ -78,12 +81,16 @@ func RenderTail(what string, entries []Entry, budgetChars, maxFull int, tail str
 	// reduce the rest of the block to summaries.
 	reserved := 0
 	var rest []Entry
+	items := 0 // entries shown that are not notices
 	for _, en := range entries {
 		full := Sanitize(en.Full)
 		if !en.SummaryOnly && len(fulls) < maxFull && used+reserved+len(full)+2 <= room {
 			fulls = append(fulls, full)
 			used += len(full) + 2
 			out.Full = append(out.Full, en.ID)
+			if !en.Notice {
+				items++
+			}
 			continue
 		}
 		if sum := summaryLine(en); used+reserved+len(sum)+1 <= room {
@@ -104,13 +111,15 @@ func RenderTail(what string, entries []Entry, budgetChars, maxFull int, tail str
 		sums = append(sums, sum)
 		used += len(sum) + 1
 		out.Summary = append(out.Summary, en.ID)
+		if !en.Notice {
+			items++
+		}
 	}
-	n := len(fulls) + len(sums)
-	if n == 0 {
+	if len(fulls)+len(sums) == 0 {
 		return out
 	}
 	var b strings.Builder
-	b.WriteString(header(what, n))
+	b.WriteString(header(what, items))
 	b.WriteByte('\n')
 	for _, f := range fulls {
 		b.WriteString(f)
@@ -140,6 +149,9 @@ func summaryLine(en Entry) string { return CutWords(Sanitize(en.Summary), maxSum
 // repository, not the user's instructions. .lore/ is committed by anyone
 // with push access, so the model must weigh it, not obey it.
 func header(what string, n int) string {
+	if n == 0 { // notices only, such as an empty store's session view
+		return fmt.Sprintf(blockStart+"%s) ---\n%s", what, notesNotOrders)
+	}
 	return fmt.Sprintf(blockStart+"%s, %d item%s) ---\n%s", what, n, plural(n), notesNotOrders)
 }
 

@@ -197,6 +197,22 @@ func TestRenderOversizedEntryKeepsTheRestWhole(t *testing.T) {
 	}
 }
 
+func TestHeaderCountsRecordsNotNotices(t *testing.T) {
+	notices := []Entry{
+		{ID: "handoff", Full: "No handoff yet.", Summary: "No handoff yet.", Notice: true},
+		{ID: "git", Full: "Git on main:\n  working tree clean", Summary: "Git on main", Notice: true},
+	}
+	r := Render("session resume", notices, 2000, 0)
+	if !strings.HasPrefix(r.Text, "--- Lore Context (session resume) ---\n") {
+		t.Errorf("notices only: header %q, want no count", strings.SplitN(r.Text, "\n", 2)[0])
+	}
+	withRecord := append(notices, Entry{ID: "dec-1", Full: "[decision] one\n  why", Summary: "[decision] dec-1 one"})
+	r = Render("session resume", withRecord, 2000, 0)
+	if !strings.HasPrefix(r.Text, "--- Lore Context (session resume, 1 item) ---\n") {
+		t.Errorf("one record: header %q", strings.SplitN(r.Text, "\n", 2)[0])
+	}
+}
+
 func TestParseHookInput(t *testing.T) {
 	in, err := ParseHookInput([]byte(`{"session_id":"s","cwd":"/x","hook_event_name":"UserPromptSubmit","user_prompt":"hi"}`))
 	if err != nil || in.Prompt != "hi" || !in.IsPrompt() {

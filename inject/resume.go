@@ -157,10 +157,10 @@ func (v *Resume) Entries() []Entry {
 		es = append(es, Entry{ID: h.ID, Full: full, Summary: "Last handoff: " + Summary(h)})
 	} else {
 		es = append(es, Entry{ID: "handoff", Full: "No handoff yet: end a session with lore handoff \"SUMMARY\" --next \"NEXT STEP\".",
-			Summary: "No handoff yet."})
+			Summary: "No handoff yet.", Notice: true})
 	}
 	if g := v.Git; g != nil {
-		es = append(es, Entry{ID: "git", Full: g.text(), Summary: g.summary()})
+		es = append(es, Entry{ID: "git", Full: g.text(), Summary: g.summary(), Notice: true})
 	}
 	for _, r := range append(slices.Clip(v.Decisions), v.Patterns...) {
 		es = append(es, recordEntry(r, v.Stale[r.ID]))
@@ -175,7 +175,7 @@ func (v *Resume) Entries() []Entry {
 	}
 	if v.Inbox > 0 {
 		line := fmt.Sprintf("Inbox: %d observation%s to triage (lore list observation).", v.Inbox, plural(v.Inbox))
-		es = append(es, Entry{ID: "inbox", Full: line, Summary: line})
+		es = append(es, Entry{ID: "inbox", Full: line, Summary: line, Notice: true})
 	}
 	return es
 }
