@@ -34,13 +34,19 @@ const maxTranscript = 256 << 10
 // activity and no error worth reporting: only lines that parse count.
 func ReadTranscript(path string, from int64) (Activity, int64) {
 	var act Activity
+	// The path comes from the agent: only a regular file is read (a FIFO
+	// would block the open, /dev/zero never end), and only up to the size
+	// it had, so a file that keeps growing cannot hold the hook.
+	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
+		return act, from
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return act, from
 	}
 	defer f.Close()
 	info, err := f.Stat()
-	if err != nil {
+	if err != nil || !info.Mode().IsRegular() {
 		return act, from
 	}
 	size := info.Size()
@@ -51,7 +57,7 @@ func ReadTranscript(path string, from int64) (Activity, int64) {
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
 		return act, from
 	}
-	r := bufio.NewReaderSize(f, 256<<10)
+	r := bufio.NewReaderSize(io.LimitReader(f, size-from), 256<<10)
 	pos := from
 	marker := []byte(`"assistant"`)
 	for {
