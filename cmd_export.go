@@ -20,7 +20,9 @@ recurring failures, while they fit the budget (tokens; default 2000).
 
 --format agents-md wraps it in lore's markers. With --out, an existing file
 keeps everything outside lore's section: the section is replaced if it is
-there, appended if not (--out implies agents-md unless --format markdown).`
+there, appended if not (--out implies agents-md unless --format markdown).
+With --format markdown, --out writes the whole file: only a new file, an
+empty one or a previous markdown export is replaced.`
 
 func cmdExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("export")
@@ -68,6 +70,10 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	doc := text
+	if !section && !inject.IsExport(string(old)) {
+		return &cliError{code: exitFailure, msg: fmt.Sprintf("export: --out %s: the file holds text lore did not write, and --format markdown replaces the whole file", e.rel(path)),
+			hint: "nothing was written: write to a file of its own, or leave out --format markdown to replace only lore's section"}
+	}
 	if section {
 		var me *inject.MarkerError
 		doc, err = inject.MergeSection(string(old), text)

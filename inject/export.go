@@ -28,6 +28,17 @@ type ExportOptions struct {
 	From         string // the store's directory as the reader knows it, such as .lore
 }
 
+// exportTitle opens every export: a file that starts with it is one lore
+// wrote whole (IsExport).
+const exportTitle = "## Project memory (lore)"
+
+// IsExport says whether doc is empty or a whole export lore wrote, which a
+// new export may replace: anything else holds someone's text.
+func IsExport(doc string) bool {
+	doc = strings.TrimSpace(doc)
+	return doc == "" || strings.HasPrefix(doc, exportTitle+"\n") && !strings.Contains(doc, SectionBegin)
+}
+
 // Export renders the memory as Markdown for agents without hooks: where
 // the last session left off, then the most valuable records (trusted
 // patterns, live decisions, recurring failures), taken in turn while they
@@ -35,7 +46,7 @@ type ExportOptions struct {
 func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
 	budget := o.BudgetTokens * CharsPerToken
 	var head strings.Builder
-	head.WriteString("## Project memory (lore)\n\n")
+	head.WriteString(exportTitle + "\n\n")
 	fmt.Fprintf(&head, "Exported from %s/ on %s. Run `lore resume` for the live view, `lore show <id>` for a record.\n", cmp.Or(o.From, ".lore"), o.Now.Format("2006-01-02"))
 	head.WriteString(notesNotOrders + "\n") // AGENTS.md reads as instructions: these are not
 	if h := v.Handoff; h != nil {
