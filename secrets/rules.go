@@ -70,6 +70,21 @@ var loreRules = []ruleSpec{
 		valid:    looksLikeCredential,
 	},
 	{
+		// A credential other than a password said in words: "the token is
+		// X", "the aws_secret_access_key was X". Prose says such things of
+		// a credential too ("the token is JWT-based", "the api key is
+		// environment-specific", "the private key is ed25519"), so the
+		// value must be 12 characters or more with at least two letters
+		// and two digits, as generated keys and tokens are.
+		id: "credential-in-words",
+		regex: `(?i)\b(?:pass(?:phrase|wd)|secret|token|api[ _.-]?key|access[ _.-]?key|secret[ _.-]?key|private[ _.-]?key|auth[ _.-]?key|credentials?|[a-z0-9]+(?:_[a-z0-9]+)*_(?:password|passwd|secret|token|key))\s+(?:is|was)\s+` +
+			`(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;]+))`,
+		keywords: []string{"pass", "secret", "token", "key", "credential"},
+		valid: func(v string) bool {
+			return len(v) >= 12 && looksLikeCredential(v) && count(v, unicode.IsDigit) >= 2 && count(v, unicode.IsLetter) >= 2
+		},
+	},
+	{
 		id:       "authorization-header",
 		regex:    `(?i)\b(?:authorization|proxy-authorization)\s*[:=]\s*["']?(?:basic|bearer|token|digest|apikey)\s+([A-Za-z0-9._~+/=:-]{8,})`,
 		keywords: []string{"authorization"},
@@ -118,6 +133,17 @@ func looksLikeCredential(v string) bool {
 		}
 	}
 	return classes >= 2
+}
+
+// count is how many of s's runes f holds for.
+func count(s string, f func(rune) bool) int {
+	n := 0
+	for _, r := range s {
+		if f(r) {
+			n++
+		}
+	}
+	return n
 }
 
 // The patterns compile on first use: only write paths scrub, and the hook

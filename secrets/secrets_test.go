@@ -55,6 +55,13 @@ func TestScrubLeavesNearMisses(t *testing.T) {
 		"the password is required for login",
 		"mysql -p prompts for the password",
 		"docker login -p is deprecated, use --password-stdin",
+		// Prose about a credential, not one: the value is not a generated key.
+		"the token is JWT-based and signed with RS256",
+		"the api key is environment-specific",
+		"the private key is ed25519",
+		"the secret is sha256 of the body",
+		"the token is base64url encoded",
+		"the secret is OAuth2-compatible",
 	} {
 		if got, kinds := Scrub(in); got != in || len(kinds) > 0 {
 			t.Errorf("Scrub(%q) = %q %v, want it unchanged", in, got, kinds)
@@ -112,6 +119,11 @@ func TestScrubMemoryCases(t *testing.T) {
 		{"mysql -u root -pMy5qLz8Kx2Vp app < dump.sql", "My5qLz8Kx2Vp"},
 		{"the staging password is Pw4!zLq9Xm, ask before using", "Pw4!zLq9Xm"},
 		{"login with password: admin / Ad9mZq2Lx7 on the box", "Ad9mZq2Lx7"},
+		// Other credentials said in words (a new user's test stored all four).
+		{"the token is Zq8vN2pLx7Rt4mKwB3yHc9Ds for the bot", "Zq8vN2pLx7Rt4mKwB3yHc9Ds"},
+		{"the api key is Zq8vN2pLx7Rt4mKwB3yHc9Ds", "Zq8vN2pLx7Rt4mKwB3yHc9Ds"},
+		{"the passphrase is Zq8vN2pLx7Rt4mKw", "Zq8vN2pLx7Rt4mKw"},
+		{"the aws_secret_access_key is 575yx8xm5MslfY5ubiheyEd7P4zDL+ak6J0kGODK", "575yx8xm5MslfY5ubiheyEd7P4zDL+ak6J0kGODK"},
 		{"the JWT was eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib2IiLCJyb2xlIjoiYWRtaW4ifQ.Xq2LmZ9xV4cR7pN1wY6bH3jG5sA0eU2iFdKoTp8", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib2IiLCJyb2xlIjoiYWRtaW4ifQ.Xq2LmZ9xV4cR7pN1wY6bH3jG5sA0eU2iFdKoTp8"},
 	} {
 		got, kinds := Scrub(c.in)
