@@ -40,7 +40,11 @@ func (e *env) anchorTo(s *store.Store, r *record.Record, files []string) error {
 	case err != nil:
 		return nil // nothing asked for, and nothing to anchor to
 	case len(specs) > 0:
-		r.Anchors, err = repo.Resolve(ctx, e.cwd, specs)
+		base := e.cwd
+		if e.filesFromRoot {
+			base = repo.Root
+		}
+		r.Anchors, err = repo.Resolve(ctx, base, specs)
 		if err != nil {
 			return usageError("", "%v", err)
 		}

@@ -260,7 +260,7 @@ func (e *env) runCLI(args ...string) (string, any, error) {
 	var out, errb bytes.Buffer
 	var js any
 	ce := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: e.getenv, cwd: e.cwd, dir: e.dir,
-		collect: func(v any) { js = v }}
+		filesFromRoot: e.filesFromRoot, collect: func(v any) { js = v }}
 	if ce.main(args) != exitOK {
 		return "", nil, errors.New(failure(errb.String()))
 	}
@@ -329,9 +329,12 @@ func (e *env) checkTrusted() error {
 // capture answers a capture tool: the new record's ID, as text and as
 // structured content.
 func (e *env) capture(args ...string) (*mcp.CallToolResult, captured, error) {
-	out, _, err := e.runCLI(args...)
+	root := *e
+	root.filesFromRoot = true
+	out, _, err := root.runCLI(args...)
 	if err != nil {
-		return nil, captured{}, err
+		// The tools take files, not the CLI's --file flag.
+		return nil, captured{}, errors.New(strings.ReplaceAll(err.Error(), "--file ", "files: "))
 	}
 	id := strings.TrimSpace(out)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "recorded " + id}}}, captured{ID: id}, nil
