@@ -65,6 +65,10 @@ var safeArgs = []string{
 // git's own "no editor".
 var safeEnv = []string{"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_EDITOR=:", "GIT_PAGER=cat", "PAGER=cat"}
 
+// locationVars tell git where the repository, its worktree and its index
+// are, in place of finding them from the current directory.
+var locationVars = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE"}
+
 // vetted are the git subcommands lore runs, with the flags that keep each
 // from running programs. worktree marks those that read worktree files and
 // so run filter drivers: they get the drivers switched off (see
@@ -165,8 +169,12 @@ func runGit(ctx context.Context, argv []string, name, stdin string) (string, err
 	}
 	// GIT_CONFIG makes git config read only that file while every other
 	// command reads the usual ones: the lookup must see what they see.
+	//
+	// git finds the repository from -C's directory, as lore found it: a
+	// git hook's GIT_DIR (and the like) would make -C's directory the top
+	// of the worktree, and lore runs git from the store's directory too.
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "GIT_CONFIG=")
+		return strings.HasPrefix(kv, "GIT_CONFIG=") || slices.ContainsFunc(locationVars, func(v string) bool { return strings.HasPrefix(kv, v+"=") })
 	}), safeEnv...)
 	// A program git started can outlive git holding its output open; the
 	// timeout must still end the wait.
