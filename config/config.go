@@ -205,6 +205,10 @@ func (c *Config) clamp(path string, data []byte) {
 		note("named_boost", fmt.Sprintf("%g is above %g, so lore uses %g", c.Anchors.NamedBoost, WeightCap, WeightCap))
 		c.Anchors.NamedBoost = WeightCap
 	}
+	if c.Inject.MaxItems == 0 {
+		note("max_items", "0 would show no record whole, so lore uses 1 (to stop injecting, remove lore's hooks: lore hooks uninstall)")
+		c.Inject.MaxItems = 1
+	}
 	if c.Inject.MaxItems > MaxItemsCap {
 		note("max_items", fmt.Sprintf("%d is above %d, so lore uses %d", c.Inject.MaxItems, MaxItemsCap, MaxItemsCap))
 		c.Inject.MaxItems = MaxItemsCap
@@ -239,6 +243,9 @@ func (c *Config) validate(path string, data []byte) error {
 	}
 	if c.Inject.MinRelevance < 0 {
 		return bad("min_relevance", "must not be negative")
+	}
+	if c.Inject.MaxItems < 0 {
+		return bad("max_items", "must not be negative")
 	}
 	if c.Inject.HalfLifeDays <= 0 {
 		return bad("half_life_days", "must be positive")

@@ -243,6 +243,18 @@ func TestUnknownKeysAreNotedNotFatal(t *testing.T) {
 	}
 }
 
+func TestMaxItemsZeroIsNotedAndUsesOne(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[inject]\nmax_items = 0\n"), 0o644)
+	cfg, err := LoadConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Inject.MaxItems != 1 || len(cfg.Notes) != 1 || !strings.Contains(cfg.Notes[0].Error(), `config.toml:2: key "max_items": 0 would show no record whole`) {
+		t.Errorf("max_items = 0: uses %d, notes %v", cfg.Inject.MaxItems, cfg.Notes)
+	}
+}
+
 func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{"[inject]\nbudget = \"x\"\n", `config.toml:2: key "inject.budget": is a string, where an integer is expected`},
@@ -253,6 +265,7 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 		{"[inject]\nhalf_life_days = inf\n", `config.toml:2: key "half_life_days": must be a number`},
 		{"[inject]\nhalf_life_days = nan\n", `config.toml:2: key "half_life_days": must be a number`},
 		{"[weights]\npattern = nan\n", `config.toml:2: key "pattern": weight must be a number`},
+		{"[inject]\nmax_items = -3\n", `config.toml:2: key "max_items": must not be negative`},
 	} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "config.toml"), []byte(c.body), 0o644)

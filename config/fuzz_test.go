@@ -30,7 +30,7 @@ func FuzzLoadConfig(f *testing.F) {
 		}
 		// threshold is read and ignored, so any value of it loads.
 		if cfg.Inject.Budget < 0 || !(cfg.Inject.HalfLifeDays > 0) || math.IsInf(cfg.Inject.HalfLifeDays, 1) ||
-			!(cfg.Inject.MinRelevance >= MinRelevanceFloor) || cfg.Inject.MaxItems > MaxItemsCap {
+			!(cfg.Inject.MinRelevance >= MinRelevanceFloor) || cfg.Inject.MaxItems < 1 || cfg.Inject.MaxItems > MaxItemsCap {
 			t.Fatalf("invalid config accepted: %+v", cfg.Inject)
 		}
 		for k, w := range cfg.Weights {
