@@ -225,8 +225,16 @@ func newMCPServer(e *env, readOnly, hostTrusted bool) *mcp.Server {
 	return server
 }
 
+// toolWords names, in a CLI error, the tool arguments the flags came
+// from: a tool has files and limit, not --file and --limit.
+func toolWords(err error) error {
+	return errors.New(strings.NewReplacer("--file ", "files: ", "--limit", "limit").Replace(err.Error()))
+}
+
+// defaultLimit is 20 for a limit not given; a negative one goes to the
+// CLI, which refuses it as it refuses --limit -1.
 func defaultLimit(n int) int {
-	if n <= 0 {
+	if n == 0 {
 		return 20
 	}
 	return n
@@ -287,7 +295,7 @@ func failure(stderr string) string {
 func (e *env) tool(args ...string) (*mcp.CallToolResult, any, error) {
 	text, v, err := e.runCLI(args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, toolWords(err)
 	}
 	if strings.TrimSpace(text) == "" {
 		text = "nothing matches"
@@ -333,8 +341,7 @@ func (e *env) capture(args ...string) (*mcp.CallToolResult, captured, error) {
 	root.filesFromRoot = true
 	out, _, err := root.runCLI(args...)
 	if err != nil {
-		// The tools take files, not the CLI's --file flag.
-		return nil, captured{}, errors.New(strings.ReplaceAll(err.Error(), "--file ", "files: "))
+		return nil, captured{}, toolWords(err)
 	}
 	id := strings.TrimSpace(out)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "recorded " + id}}}, captured{ID: id}, nil
