@@ -217,7 +217,7 @@ func promote(s *store.Store, ref string, to record.Kind, errorType string) (*rec
 
 func cmdFailures(ctx context.Context, e *env, args []string) error {
 	verbs := map[string]subcommand{
-		"triggers": {"lore failures triggers [--min N] [--json]   error types seen at least N times (default 3)", func(e *env, help string, args []string) error {
+		"triggers": {"lore failures triggers [--min N] [--json]   error types (Timeout = timeout) seen at least N times (default 3)", func(e *env, help string, args []string) error {
 			fs := newFlags("failures triggers")
 			minCount := fs.Int("min", 3, "report error types seen at least `N` times")
 			asJSON := fs.Bool("json", false, "print JSON")

@@ -107,17 +107,20 @@ type Trigger struct {
 // most frequent first. message(i) gives failure i's message, asked only for
 // the latest failure of each type reported.
 func Triggers(seen iter.Seq2[int, Occurrence], min int, message func(i int) string) []Trigger {
+	// Error types are named by whoever records the failure: Timeout and
+	// timeout are one type, shown as most recently spelled.
 	by := map[string]*Trigger{}
 	for i, f := range seen {
-		t := by[f.ErrorType]
+		key := strings.ToLower(f.ErrorType)
+		t := by[key]
 		if t == nil {
-			t = &Trigger{ErrorType: f.ErrorType, latest: -1}
-			by[f.ErrorType] = t
+			t = &Trigger{latest: -1}
+			by[key] = t
 		}
 		t.Count++
 		t.IDs = append(t.IDs, f.ID)
 		if t.latest < 0 || f.Created.After(t.Last) {
-			t.Last, t.latest = f.Created, i
+			t.Last, t.latest, t.ErrorType = f.Created, i, f.ErrorType
 		}
 		if f.Tool != "" && !slices.Contains(t.Tools, f.Tool) {
 			t.Tools = append(t.Tools, f.Tool)

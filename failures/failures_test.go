@@ -30,6 +30,19 @@ func TestTriggersCountFailuresByType(t *testing.T) {
 	}
 }
 
+func TestTriggersGroupErrorTypesWhateverTheirCase(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	seen := []Occurrence{
+		{ID: "fail-a", ErrorType: "Timeout", Created: day(1)},
+		{ID: "fail-b", ErrorType: "timeout", Created: day(3)},
+		{ID: "fail-c", ErrorType: "TIMEOUT", Created: day(2)},
+	}
+	ts := Triggers(slices.All(seen), 3, func(int) string { return "" })
+	if len(ts) != 1 || ts[0].Count != 3 || ts[0].ErrorType != "timeout" {
+		t.Fatalf("triggers %+v, want one of 3, named as most recently spelled (timeout)", ts)
+	}
+}
+
 func TestCheckErrorType(t *testing.T) {
 	for _, ok := range []string{"NonZeroExit", "E_CONN-RESET", "pkg.Error", "HTTP:500"} {
 		if CheckErrorType(ok) != nil {
