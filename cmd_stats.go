@@ -102,6 +102,10 @@ func cmdStats(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// maxSinceDays bounds --since's age: a century holds every receipt, and
+// more only makes absurd dates.
+const maxSinceDays = 36500
+
 // parseSince reads --since: a date, or an age in days (7d) or any Go
 // duration (12h) before now.
 func parseSince(v string, now time.Time) (time.Time, error) {
@@ -112,6 +116,9 @@ func parseSince(v string, now time.Time) (time.Time, error) {
 		days, err := strconv.Atoi(strings.TrimSuffix(v, "d"))
 		if err != nil || days < 0 {
 			return time.Time{}, fmt.Errorf("%q is not a number of days", v)
+		}
+		if days > maxSinceDays {
+			return time.Time{}, fmt.Errorf("%q is more than %d days; leave out --since for every receipt", v, maxSinceDays)
 		}
 		return now.AddDate(0, 0, -days), nil
 	}
