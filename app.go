@@ -304,7 +304,7 @@ func (e *env) storeDir() (string, error) {
 		}
 		return dir, nil
 	}
-	return store.FindStore(e.cwd)
+	return store.FindStore(e.cwd, e.getenv)
 }
 
 // openStore finds and opens the store.

@@ -129,6 +129,24 @@ func aboveCeiling(dir, root, ceilings string) bool {
 	return false
 }
 
+// AboveCeiling reports whether root, found by climbing from dir, is at or
+// past a directory in GIT_CEILING_DIRECTORIES (read with getenv), where
+// git would not have looked.
+func AboveCeiling(dir, root string, getenv func(string) string) bool {
+	return aboveCeiling(dir, root, envVar(getenv, "GIT_CEILING_DIRECTORIES"))
+}
+
+// IsBare reports whether d is a bare repository's directory (HEAD,
+// objects and refs in it), where git stops looking further up.
+func IsBare(d string) bool {
+	for _, name := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Stat(filepath.Join(d, name)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // RepoRoot returns the top of the worktree that contains dir.
 func RepoRoot(dir string, getenv func(string) string) (string, error) {
 	r, err := FindRepo(dir, getenv)

@@ -148,7 +148,7 @@ func hostTrusts(env HookEnv, storeDir string) bool {
 	}
 	for _, v := range projectDirVars {
 		if p := env.Getenv(v); p != "" {
-			own, err := store.FindStore(p)
+			own, err := store.FindStore(p, env.Getenv)
 			return err == nil && gitrepo.SamePath(own, storeDir)
 		}
 	}
@@ -325,7 +325,7 @@ func openForHook(hin *HookInput, env HookEnv) (*store.Store, error) {
 	}
 	if dir == "" {
 		var err error
-		if dir, err = store.FindStore(cwd); err != nil {
+		if dir, err = store.FindStore(cwd, env.Getenv); err != nil {
 			return nil, err
 		}
 	}
