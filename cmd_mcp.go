@@ -139,6 +139,7 @@ type (
 // newMCPServer serves e's store: every tool runs the CLI command it mirrors
 // in process, so output, validation, scrubbing and errors are the CLI's.
 func newMCPServer(e *env, readOnly, hostTrusted bool) *mcp.Server {
+	e.filesFromRoot = true // every tool's files are relative to the repository root
 	server := mcp.NewServer(&mcp.Implementation{Name: "lore", Version: version()}, &mcp.ServerOptions{
 		Instructions: "lore is this repository's memory: decisions, patterns, failures, handoffs and observations " +
 			"recorded by earlier sessions and committed with the code. Search it before you decide something the " +
@@ -337,9 +338,7 @@ func (e *env) checkTrusted() error {
 // capture answers a capture tool: the new record's ID, as text and as
 // structured content.
 func (e *env) capture(args ...string) (*mcp.CallToolResult, captured, error) {
-	root := *e
-	root.filesFromRoot = true
-	out, _, err := root.runCLI(args...)
+	out, _, err := e.runCLI(args...)
 	if err != nil {
 		return nil, captured{}, toolWords(err)
 	}

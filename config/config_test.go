@@ -222,12 +222,7 @@ func show(v reflect.Value) string {
 // line, and the rest of the file is used: it must not stop every command
 // and silence the hooks for the whole team.
 func TestUnknownKeysAreNotedNotFatal(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[inject]\n\nbudgte = 1\nmax_items = 4\n[bogus]\nx = 1\n"), 0o644)
-	cfg, err := LoadConfig(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadText(t, "[inject]\n\nbudgte = 1\nmax_items = 4\n[bogus]\nx = 1\n")
 	if cfg.Inject.MaxItems != 4 {
 		t.Errorf("the known keys beside an unknown one are not used: max_items %d", cfg.Inject.MaxItems)
 	}
@@ -243,13 +238,20 @@ func TestUnknownKeysAreNotedNotFatal(t *testing.T) {
 	}
 }
 
-func TestMaxItemsZeroIsNotedAndUsesOne(t *testing.T) {
+// loadText loads a config.toml holding body, which must load.
+func loadText(t *testing.T, body string) *Config {
+	t.Helper()
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[inject]\nmax_items = 0\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte(body), 0o644)
 	cfg, err := LoadConfig(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg
+}
+
+func TestMaxItemsZeroIsNotedAndUsesOne(t *testing.T) {
+	cfg := loadText(t, "[inject]\nmax_items = 0\n")
 	if cfg.Inject.MaxItems != 1 || len(cfg.Notes) != 1 || !strings.Contains(cfg.Notes[0].Error(), `config.toml:2: key "max_items": 0 would show no record whole`) {
 		t.Errorf("max_items = 0: uses %d, notes %v", cfg.Inject.MaxItems, cfg.Notes)
 	}
