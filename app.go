@@ -53,10 +53,11 @@ type env struct {
 	// collect, when set, receives what a command would print with --json
 	// while it prints its text: lore mcp answers with both from one run.
 	collect func(v any)
-	// filesFromRoot: --file paths are relative to the repository root,
-	// not cwd, as lore mcp's tool schemas say (an MCP server's cwd is
-	// wherever the agent started it).
-	filesFromRoot bool
+	// toolFiles: the files to anchor come from lore mcp's tools, relative
+	// to the repository root as their schemas say (an MCP server's cwd is
+	// wherever the agent started it), and errors name them file, not
+	// --file.
+	toolFiles bool
 	// now, when set, is the clock of the stores it opens (tests pin it).
 	now func() time.Time
 }

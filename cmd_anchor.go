@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,22 +32,22 @@ func (e *env) anchorTo(s *store.Store, r *record.Record, files []string) error {
 	ctx := context.Background()
 	specs, err := parseSpecs(files)
 	if err != nil {
-		return err
+		return e.fileError(err)
 	}
 	repo, err := e.anchorRepo(s)
 	switch {
 	case err != nil && len(specs) > 0:
-		return usageError("", "--file: %v", err)
+		return e.fileError(&anchor.SpecError{Msg: err.Error()})
 	case err != nil:
 		return nil // nothing asked for, and nothing to anchor to
 	case len(specs) > 0:
 		base := e.cwd
-		if e.filesFromRoot {
+		if e.toolFiles {
 			base = repo.Root
 		}
 		r.Anchors, err = repo.Resolve(ctx, base, specs)
 		if err != nil {
-			return usageError("", "%v", err)
+			return e.fileError(err)
 		}
 	case s.Config.Anchors.Auto && s.Origin().Commit != "":
 		// Not before a first commit, as --file is not: anchors need a
@@ -56,12 +57,22 @@ func (e *env) anchorTo(s *store.Store, r *record.Record, files []string) error {
 	return nil
 }
 
+// fileError is a file that cannot be anchored as a usage error, named as
+// the caller gave it: --file, or lore mcp's file.
+func (e *env) fileError(err error) error {
+	var se *anchor.SpecError
+	if e.toolFiles && errors.As(err, &se) {
+		return usageError("", "%s", se.Named("file"))
+	}
+	return usageError("", "%v", err)
+}
+
 func parseSpecs(files []string) ([]anchor.Spec, error) {
 	var specs []anchor.Spec
 	for _, f := range files {
 		sp, err := anchor.ParseSpec(f)
 		if err != nil {
-			return nil, usageError("", "%v", err)
+			return nil, err
 		}
 		specs = append(specs, sp)
 	}
@@ -108,7 +119,7 @@ func cmdAnchor(ctx context.Context, e *env, args []string) error {
 	}
 	specs, err := parseSpecs(o.files)
 	if err != nil {
-		return err
+		return e.fileError(err)
 	}
 	s, err := e.openStore()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"runtime/debug"
 	"slices"
@@ -139,7 +140,7 @@ type (
 // newMCPServer serves e's store: every tool runs the CLI command it mirrors
 // in process, so output, validation, scrubbing and errors are the CLI's.
 func newMCPServer(e *env, readOnly, hostTrusted bool) *mcp.Server {
-	e.filesFromRoot = true // every tool's files are relative to the repository root
+	e.toolFiles = true
 	server := mcp.NewServer(&mcp.Implementation{Name: "lore", Version: version()}, &mcp.ServerOptions{
 		Instructions: "lore is this repository's memory: decisions, patterns, failures, handoffs and observations " +
 			"recorded by earlier sessions and committed with the code. Search it before you decide something the " +
@@ -161,7 +162,11 @@ func newMCPServer(e *env, readOnly, hostTrusted bool) *mcp.Server {
 	mcp.AddTool(server, read("search", "Search the repository's memory for records relevant to a question or task, best first "+
 		"(the same ranking as the prompt hook, with weaker matches shown). Use it before deciding something the team may have decided already."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
-			args := []string{"search", "--limit", strconv.Itoa(defaultLimit(in.Limit))}
+			limit, err := toolLimit("search", in.Limit)
+			if err != nil {
+				return nil, nil, err
+			}
+			args := []string{"search", "--limit", limit}
 			if in.Kind != "" {
 				args = append(args, "--kind", in.Kind)
 			}
@@ -177,7 +182,11 @@ func newMCPServer(e *env, readOnly, hostTrusted bool) *mcp.Server {
 		})
 	mcp.AddTool(server, read("list", "List records newest first, of one kind or all."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, any, error) {
-			args := []string{"list", "--limit", strconv.Itoa(defaultLimit(in.Limit))}
+			limit, err := toolLimit("list", in.Limit)
+			if err != nil {
+				return nil, nil, err
+			}
+			args := []string{"list", "--limit", limit}
 			if in.Kind != "" {
 				args = append(args, "--", in.Kind) // a kind, never a flag (--dir=…)
 			}
@@ -226,19 +235,16 @@ func newMCPServer(e *env, readOnly, hostTrusted bool) *mcp.Server {
 	return server
 }
 
-// toolWords names, in a CLI error, the tool arguments the flags came
-// from: a tool has files and limit, not --file and --limit.
-func toolWords(err error) error {
-	return errors.New(strings.NewReplacer("--file ", "files: ", "--limit", "limit").Replace(err.Error()))
-}
-
-// defaultLimit is 20 for a limit not given; a negative one goes to the
-// CLI, which refuses it as it refuses --limit -1.
-func defaultLimit(n int) int {
-	if n == 0 {
-		return 20
+// toolLimit is a tool's limit as the CLI's --limit value: 20 if not
+// given; a negative one is refused, as the CLI refuses --limit -1.
+func toolLimit(tool string, n int) (string, error) {
+	if n < 0 {
+		return "", fmt.Errorf("%s: limit must not be negative", tool)
 	}
-	return n
+	if n == 0 {
+		n = 20
+	}
+	return strconv.Itoa(n), nil
 }
 
 func withFlag(args []string, name, value string) []string {
@@ -269,7 +275,7 @@ func (e *env) runCLI(args ...string) (string, any, error) {
 	var out, errb bytes.Buffer
 	var js any
 	ce := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: e.getenv, cwd: e.cwd, dir: e.dir,
-		filesFromRoot: e.filesFromRoot, collect: func(v any) { js = v }}
+		toolFiles: e.toolFiles, collect: func(v any) { js = v }}
 	if ce.main(args) != exitOK {
 		return "", nil, errors.New(failure(errb.String()))
 	}
@@ -296,7 +302,7 @@ func failure(stderr string) string {
 func (e *env) tool(args ...string) (*mcp.CallToolResult, any, error) {
 	text, v, err := e.runCLI(args...)
 	if err != nil {
-		return nil, nil, toolWords(err)
+		return nil, nil, err
 	}
 	if strings.TrimSpace(text) == "" {
 		text = "nothing matches"
@@ -340,7 +346,7 @@ func (e *env) checkTrusted() error {
 func (e *env) capture(args ...string) (*mcp.CallToolResult, captured, error) {
 	out, _, err := e.runCLI(args...)
 	if err != nil {
-		return nil, captured{}, toolWords(err)
+		return nil, captured{}, err
 	}
 	id := strings.TrimSpace(out)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "recorded " + id}}}, captured{ID: id}, nil

@@ -31,10 +31,27 @@ type Spec struct {
 	Start, End int
 }
 
+// SpecError is a file spec that cannot be anchored: the spec as given,
+// and what is wrong with it. Its text names the CLI's --file; Named names
+// another front end's argument (lore mcp's file).
+type SpecError struct {
+	Spec, Msg string
+}
+
+func (e *SpecError) Error() string { return e.Named("--file") }
+
+// Named is the error as given by the argument called name.
+func (e *SpecError) Named(name string) string {
+	if e.Spec == "" {
+		return name + ": " + e.Msg
+	}
+	return name + " " + shown(e.Spec) + ": " + e.Msg
+}
+
 // ParseSpec reads path[:start-end] or path[:line].
 func ParseSpec(s string) (Spec, error) {
 	if s == "" {
-		return Spec{}, errors.New("--file: empty path")
+		return Spec{}, &SpecError{Msg: "empty path"}
 	}
 	i := strings.LastIndexByte(s, ':')
 	if i < 0 || !isRange(s[i+1:]) {
@@ -50,13 +67,13 @@ func ParseSpec(s string) (Spec, error) {
 	}
 	switch {
 	case sp.Path == "":
-		return Spec{}, fmt.Errorf("--file %s: no path before the line range", shown(s))
+		return Spec{}, &SpecError{s, "no path before the line range"}
 	case err1 != nil || err2 != nil:
-		return Spec{}, fmt.Errorf("--file %s: line numbers too large", shown(s))
+		return Spec{}, &SpecError{s, "line numbers too large"}
 	case sp.Start < 1:
-		return Spec{}, fmt.Errorf("--file %s: lines are numbered from 1", shown(s))
+		return Spec{}, &SpecError{s, "lines are numbered from 1"}
 	case sp.End < sp.Start:
-		return Spec{}, fmt.Errorf("--file %s: the range ends before it starts", shown(s))
+		return Spec{}, &SpecError{s, "the range ends before it starts"}
 	}
 	return sp, nil
 }
@@ -122,7 +139,7 @@ func (g Repo) Resolve(ctx context.Context, dir string, specs []Spec) ([]record.A
 // repository, or a submodule (link), and a range within the file.
 func (g Repo) check(dir string, sp Spec) (a record.Anchor, link bool, err error) {
 	fail := func(format string, args ...any) (record.Anchor, bool, error) {
-		return record.Anchor{}, false, fmt.Errorf("--file %s: "+format, append([]any{shown(sp.Path)}, args...)...)
+		return record.Anchor{}, false, &SpecError{sp.Path, fmt.Sprintf(format, args...)}
 	}
 	abs := sp.Path
 	if !filepath.IsAbs(abs) {
@@ -211,7 +228,7 @@ func (g Repo) identify(ctx context.Context, out []record.Anchor, files, links []
 			return err
 		}
 		if id == "" {
-			return fmt.Errorf("--file %s: a repository inside this one that git does not know as a submodule; anchor its files in its own store", shown(out[k].Path))
+			return &SpecError{out[k].Path, "a repository inside this one that git does not know as a submodule; anchor its files in its own store"}
 		}
 		out[k].Blob = id
 	}
