@@ -108,14 +108,15 @@ type Trigger struct {
 // the latest failure of each type reported.
 func Triggers(seen iter.Seq2[int, Occurrence], min int, message func(i int) string) []Trigger {
 	// Error types are named by whoever records the failure: Timeout and
-	// timeout are one type, shown as most recently spelled.
-	by := map[string]*Trigger{}
+	// timeout are one type, shown as most recently spelled. The failures
+	// are grouped by spelling first, which costs no new string per failure
+	// (a store holds tens of thousands), and the spellings then merged.
+	spelled := map[string]*Trigger{}
 	for i, f := range seen {
-		key := strings.ToLower(f.ErrorType)
-		t := by[key]
+		t := spelled[f.ErrorType]
 		if t == nil {
 			t = &Trigger{latest: -1}
-			by[key] = t
+			spelled[f.ErrorType] = t
 		}
 		t.Count++
 		t.IDs = append(t.IDs, f.ID)
@@ -124,6 +125,27 @@ func Triggers(seen iter.Seq2[int, Occurrence], min int, message func(i int) stri
 		}
 		if f.Tool != "" && !slices.Contains(t.Tools, f.Tool) {
 			t.Tools = append(t.Tools, f.Tool)
+		}
+	}
+	by := map[string]*Trigger{}
+	for _, t := range spelled {
+		key := strings.ToLower(t.ErrorType)
+		g := by[key]
+		if g == nil {
+			by[key] = t
+			continue
+		}
+		// The latest failure names the type; of two at the same time, the
+		// one seen first, as when each failure is offered in turn.
+		if t.Last.After(g.Last) || t.Last.Equal(g.Last) && t.latest < g.latest {
+			g.Last, g.latest, g.ErrorType = t.Last, t.latest, t.ErrorType
+		}
+		g.Count += t.Count
+		g.IDs = append(g.IDs, t.IDs...)
+		for _, tool := range t.Tools {
+			if !slices.Contains(g.Tools, tool) {
+				g.Tools = append(g.Tools, tool)
+			}
 		}
 	}
 	var out []Trigger

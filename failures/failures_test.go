@@ -41,6 +41,20 @@ func TestTriggersGroupErrorTypesWhateverTheirCase(t *testing.T) {
 	if len(ts) != 1 || ts[0].Count != 3 || ts[0].ErrorType != "timeout" {
 		t.Fatalf("triggers %+v, want one of 3, named as most recently spelled (timeout)", ts)
 	}
+	// Spellings at one time: the first seen names the type, every run
+	// (the spellings are merged in map order), with both tools and IDs.
+	tied := []Occurrence{
+		{ID: "fail-b", ErrorType: "timeOut", Tool: "npm", Created: day(5)},
+		{ID: "fail-a", ErrorType: "Timeout", Tool: "Bash", Created: day(5)},
+		{ID: "fail-c", ErrorType: "TIMEOUT", Tool: "npm", Created: day(5)},
+	}
+	for range 20 {
+		ts := Triggers(slices.All(tied), 3, func(i int) string { return tied[i].ID })
+		if len(ts) != 1 || ts[0].ErrorType != "timeOut" || ts[0].Example != "fail-b" ||
+			!slices.Equal(ts[0].Tools, []string{"Bash", "npm"}) || !slices.Equal(ts[0].IDs, []string{"fail-a", "fail-b", "fail-c"}) {
+			t.Fatalf("triggers %+v, want timeOut (seen first) with both tools and all IDs", ts)
+		}
+	}
 }
 
 func TestCheckErrorType(t *testing.T) {
