@@ -301,6 +301,10 @@ func (l *lookup) run(ctx context.Context, getenv func(string) string, dir string
 	defer cancel()
 	// Stamped before reading, so a change made during the read shows.
 	st := stampOf(getenv, dir)
+	if st.noDrivers() {
+		l.stamp = st
+		return
+	}
 	argv := append(append([]string{"-C", dir}, safeArgs...), "config", "--null", "--list", "--show-scope", "--show-origin")
 	out, err := runGit(ctx, argv, "config", "")
 	if err != nil {
@@ -482,6 +486,40 @@ func (st *stamp) covers(entries []configEntry) bool {
 		}
 	}
 	return seen
+}
+
+// noDrivers reports whether the repository's own config provably sets no
+// filter key, so that nothing needs switching off and git config need not
+// run (a process of its own, before every hook's git status). Only
+// the stamped files can hold repository-scoped keys, and a filter key or
+// an include of another file must spell "filter" or "include" there in
+// some case (section names have no escapes); a file that holds either
+// word anywhere is left to git config. The repository must also be one
+// git finds where lore did: a git dir without HEAD, objects or refs is
+// not one to git, which looks further up.
+func (st *stamp) noDrivers() bool {
+	if st == nil {
+		return false
+	}
+	for _, p := range []string{filepath.Join(st.gitDir, "HEAD"), filepath.Join(st.commonDir, "objects"), filepath.Join(st.commonDir, "refs")} {
+		if _, err := os.Stat(p); err != nil {
+			return false
+		}
+	}
+	for i, f := range []string{filepath.Join(st.commonDir, "config"), filepath.Join(st.gitDir, "config.worktree")} {
+		if st.infos[i] == nil {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return false
+		}
+		text := strings.ToLower(string(b))
+		if strings.Contains(text, "filter") || strings.Contains(text, "include") {
+			return false
+		}
+	}
+	return true
 }
 
 // current reports whether the stamp still describes dir's repository.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -333,4 +334,81 @@ func BenchmarkLookup(b *testing.B) {
 			}
 		})
 	}
+}
+
+// gitLog puts a git on PATH that logs each run's arguments to the file it
+// returns, then runs the real git.
+func gitLog(t *testing.T) string {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	bin := t.TempDir()
+	log := filepath.Join(t.TempDir(), "git.log")
+	write(t, filepath.Join(bin, "git"), fmt.Sprintf("#!/bin/sh\necho \"$*\" >> '%s'\nexec '%s' \"$@\"\n", log, real))
+	if err := os.Chmod(filepath.Join(bin, "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return log
+}
+
+// A repository whose config names no filter and includes nothing has no
+// driver to switch off, so git status runs without a git config first; a
+// config that gains an include is read with git config again, and a git
+// dir that git would not take for a repository never skips the reading.
+func TestRunReadsTheConfigOnlyWhenItCanNameADriver(t *testing.T) {
+	needShell(t)
+	ctx := context.Background()
+	configRuns := func(log string) int {
+		b, _ := os.ReadFile(log)
+		return strings.Count(string(b), " config --null --list")
+	}
+
+	dir, markers := t.TempDir(), t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	write(t, filepath.Join(dir, ".gitattributes"), "*.txt filter=inc\n")
+	write(t, filepath.Join(dir, "a.txt"), "one\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "one")
+	log := gitLog(t)
+	if _, err := Run(ctx, os.Getenv, dir, "status", "--porcelain=v2"); err != nil {
+		t.Fatal(err)
+	}
+	if n := configRuns(log); n != 0 {
+		t.Errorf("git config ran %d times for a config without filters", n)
+	}
+
+	bin := t.TempDir()
+	write(t, filepath.Join(dir, ".git", "more.cfg"), fmt.Sprintf("[filter \"inc\"]\n\tclean = %s\n", trap(t, bin, markers, "included-clean")))
+	f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(f, "[Include]\n\tpath = more.cfg\n")
+	f.Close()
+	// Changed at its old size and time: git must hash it, through clean.
+	write(t, filepath.Join(dir, "a.txt"), "two\n")
+	setMtime(t, filepath.Join(dir, "a.txt"), time.Now().Add(-time.Hour))
+	if _, err := Run(ctx, os.Getenv, dir, "status", "--porcelain=v2"); err != nil {
+		t.Fatal(err)
+	}
+	if n := configRuns(log); n != 1 {
+		t.Errorf("git config ran %d times after the config included a file, want 1", n)
+	}
+	noMarkers(t, markers, "status with an included filter")
+
+	// sub/.git without HEAD is no repository to git, which uses dir's.
+	sub := filepath.Join(dir, "sub")
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(sub, ".git", d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(sub, "b.txt"), "two\n")
+	if _, err := Run(ctx, os.Getenv, sub, "status", "--porcelain=v2"); err != nil {
+		t.Fatal(err)
+	}
+	noMarkers(t, markers, "status from a directory holding a .git git does not take")
 }
