@@ -469,3 +469,34 @@ func TestUnreadableShardIsReportedAndTheRestServed(t *testing.T) {
 	}
 	mustMatch(t, s, snap, "once the shard reads again")
 }
+
+// A hook's open trusts patterns' directories, so it misses a patterns
+// file edited in place; Unchanged, asked of the records it shows, sees
+// the edit, and says nothing of records in files that did not change.
+func TestUnchangedSeesAShownPatternEditedInPlace(t *testing.T) {
+	s := newTestStore(t)
+	other := capture(t, s, record.Decision, "use a queue for mail")
+	editInPlace(t, s, record.Pattern, "old wording", "new wording")
+	snap := open(t, s, true)
+	if got := state(snap); !strings.Contains(strings.Join(got, " "), "old wording") {
+		t.Fatalf("the prompt-mode open read the in-place edit (%v): the test no longer shows what Unchanged adds", got)
+	}
+	var pattern string
+	for _, r := range snap.Records() {
+		if r.Kind == record.Pattern {
+			pattern = r.ID
+		}
+	}
+	if !snap.Unchanged([]string{other.ID}) {
+		t.Error("a decision whose shard did not change is not Unchanged")
+	}
+	if snap.Unchanged([]string{other.ID, pattern}) {
+		t.Error("the pattern edited in place is Unchanged")
+	}
+	if snap := open(t, s, false); !snap.Unchanged([]string{other.ID, pattern}) {
+		t.Error("not Unchanged after an open that compares every patterns shard")
+	}
+	if !SnapshotOf(snap.Records(), tokenizer()).Unchanged([]string{pattern}) {
+		t.Error("a snapshot of records in memory is not Unchanged")
+	}
+}

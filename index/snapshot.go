@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"iter"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -52,7 +54,8 @@ type Snapshot struct {
 	all   []*record.Record
 
 	avgTitle, avgBody float64
-	parsed            int // shards parsed to bring the index up to date
+	parsed            int    // shards parsed to bring the index up to date
+	dir               string // the store's directory; "" for SnapshotOf
 }
 
 // SnapshotOf indexes records held in memory, as Open does a store.
@@ -419,6 +422,43 @@ func (s *Snapshot) Files(fn func(rel string, size, mtime int64, ino uint64)) {
 			}
 		}
 	}
+}
+
+// Unchanged reports whether every shard holding a version of one of ids
+// is on disk as the index last read it (size, mtime and inode; content too
+// when modified near the index's writing). A hook opens the index trusting
+// patterns' directories by their mtime (SnapshotOptions.Prompt), which does
+// not show a patterns file edited in place; a stat per shard of the
+// records it is about to show keeps those from being older than their
+// files. A snapshot of records in memory is always unchanged.
+func (s *Snapshot) Unchanged(ids []string) bool {
+	if s.dir == "" {
+		return true
+	}
+	for _, id := range ids {
+		for _, rel := range s.Shards(id) {
+			kf, ok := s.described(rel)
+			if !ok {
+				return false
+			}
+			fi, err := os.Stat(filepath.Join(s.dir, rel))
+			if err != nil || !kf.holds(s.dir, rel, stateOf(fi)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// described is the index's newest description of shard rel.
+func (s *Snapshot) described(rel string) (knownFile, bool) {
+	for k := len(s.segs) - 1; k >= 0; k-- {
+		if i, ok := s.segs[k].findFile(rel); ok {
+			e, _ := s.segs[k].fileStat(i)
+			return knownFile{e, s.segs[k].written}, true
+		}
+	}
+	return knownFile{}, false
 }
 
 // describedAfter reports whether a segment newer than segment k describes

@@ -224,9 +224,18 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	if hin.IsSessionStart() {
 		git = StartGit(ctx, s.Getenv, repoDir, s.Dir) // git works while the index is read
 	}
-	snap, err := index.Open(ctx, s, index.SnapshotOptions{Tokenizer: Tokenizer(), Prompt: !hin.IsSessionStart(), Budget: HookIndexBudget})
+	opts := index.SnapshotOptions{Tokenizer: Tokenizer(), Prompt: true, Budget: HookIndexBudget}
+	snap, err := index.Open(ctx, s, opts)
 	if err != nil {
 		return err
+	}
+	// The open trusts patterns' directories by their mtime (opts.Prompt).
+	// Should a record about to be shown sit in a file edited in place since
+	// the index read it, the store is read as commands read it, and the
+	// records chosen again.
+	openAll := func() (*index.Snapshot, error) {
+		opts.Prompt = false
+		return index.Open(ctx, s, opts)
 	}
 	budget := Budget(env.BudgetFlag, env.Getenv, s.Config)
 	seen := OpenSeen(s.Dir, hin.SessionID)
@@ -236,6 +245,14 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	if hin.IsSessionStart() {
 		seen.Reset() // a new, cleared or compacted context holds none of it
 		v := BuildResume(ctx, snap, git)
+		if !snap.Unchanged(idsOf(v.Records())) {
+			if snap, err = openAll(); err != nil {
+				return err
+			}
+			gitView := v.Git
+			v = BuildResume(ctx, snap, nil)
+			v.Git = gitView
+		}
 		v.CheckAnchors(ctx, anchor.ForStore(s.Dir, s.Getenv))
 		r = ResumeContext(v, budget, hin.Source == "compact", s.Config.Loop.Teach)
 		seen.Add(recordIDs(r.Full)) // a prompt about the handoff need not repeat it
@@ -245,9 +262,18 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		if hin.Prompt = StripInjected(hin.Prompt); hin.Prompt == "" {
 			return errors.New("no prompt in the hook input, once host-folded context is removed")
 		}
-		ix := NewIndex(snap, s.Config).CheckAnchors(anchor.ForStore(s.Dir, s.Getenv))
 		var shown []*record.Record
-		r, shown = promptContext(ix, s.Config, hin.Prompt, budget, now, seen)
+		choose := func() {
+			ix := NewIndex(snap, s.Config).CheckAnchors(anchor.ForStore(s.Dir, s.Getenv))
+			r, shown = promptContext(ix, s.Config, hin.Prompt, budget, now, seen)
+		}
+		choose()
+		if !snap.Unchanged(idsOf(shown)) {
+			if snap, err = openAll(); err != nil {
+				return err
+			}
+			choose()
+		}
 		seen.Add(r.Full)
 		ev.Event, ev.Marks = receipts.Prompt, Marks(shown)
 		if r.Text == "" && len(r.Repeated) == 0 {
@@ -272,6 +298,14 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	}
 	_, err = out.Write(b)
 	return err
+}
+
+func idsOf(recs []*record.Record) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.ID
+	}
+	return out
 }
 
 func recordIDs(ids []string) []string {
