@@ -52,7 +52,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	v := inject.BuildResume(ctx, snap, nil)
+	v := inject.BuildResume(ctx, snap, inject.ResumeOptions{})
 	text := inject.Export(snap, v, inject.ExportOptions{BudgetTokens: *budget, Section: section, Now: s.Clock(), Teach: s.Config.Loop.Teach, From: s.Rel(s.Dir)})
 	if *out == "" {
 		_, err := fmt.Fprint(e.stdout, text)

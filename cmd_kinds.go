@@ -231,7 +231,7 @@ func cmdFailures(ctx context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			ts := inject.Recurring(snap, *minCount)
+			ts := inject.Recurring(snap, *minCount, *asJSON)
 			if *asJSON {
 				if ts == nil {
 					ts = []failures.Trigger{}

@@ -42,7 +42,7 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	v := inject.BuildResume(ctx, snap, git)
+	v := inject.BuildResume(ctx, snap, inject.ResumeOptions{Git: git, FailureIDs: *asJSON})
 	v.CheckAnchors(ctx, e.codeChecker(s))
 	if *asJSON {
 		out := map[string]any{

@@ -86,7 +86,7 @@ func Detail(r *record.Record) []string {
 
 // Occurrence is one active failure, as the triggers report counts it.
 type Occurrence struct {
-	ID        string
+	ID        string // "" leaves it out of Trigger.IDs
 	ErrorType string
 	Tool      string
 	Created   time.Time
@@ -119,7 +119,9 @@ func Triggers(seen iter.Seq2[int, Occurrence], min int, message func(i int) stri
 			spelled[f.ErrorType] = t
 		}
 		t.Count++
-		t.IDs = append(t.IDs, f.ID)
+		if f.ID != "" {
+			t.IDs = append(t.IDs, f.ID)
+		}
 		if t.latest < 0 || f.Created.After(t.Last) {
 			t.Last, t.latest, t.ErrorType = f.Created, i, f.ErrorType
 		}

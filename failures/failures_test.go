@@ -55,6 +55,13 @@ func TestTriggersGroupErrorTypesWhateverTheirCase(t *testing.T) {
 			t.Fatalf("triggers %+v, want timeOut (seen first) with both tools and all IDs", ts)
 		}
 	}
+	// Without IDs (a view that shows none), the rest is the same.
+	for i := range tied {
+		tied[i].ID = ""
+	}
+	if ts := Triggers(slices.All(tied), 3, func(int) string { return "" }); len(ts) != 1 || ts[0].Count != 3 || len(ts[0].IDs) != 0 {
+		t.Fatalf("triggers %+v, want one of 3 listing no IDs", ts)
+	}
 }
 
 func TestCheckErrorType(t *testing.T) {

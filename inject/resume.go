@@ -39,9 +39,18 @@ type Resume struct {
 	Stale map[string]string `json:"stale,omitempty"`
 }
 
+// ResumeOptions say what BuildResume reads besides the snapshot.
+type ResumeOptions struct {
+	Git *GitSource // nil leaves git out
+	// FailureIDs lists the IDs of each recurring failure's occurrences,
+	// which only JSON shows: at 100k records, thousands of them.
+	FailureIDs bool
+}
+
 // BuildResume assembles the view from the snapshot's current records,
-// decoding only those it weighs or shows. git is nil to leave git out.
-func BuildResume(ctx context.Context, snap *index.Snapshot, git *GitSource) *Resume {
+// decoding only those it weighs or shows.
+func BuildResume(ctx context.Context, snap *index.Snapshot, o ResumeOptions) *Resume {
+	git := o.Git
 	v := &Resume{}
 	if hs := snap.Newest(1, []record.Kind{record.Handoff}, func(_ record.Kind, status string) bool { return status == record.StatusActive }); len(hs) == 1 {
 		v.Handoff = hs[0]
@@ -93,7 +102,7 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, git *GitSource) *Res
 			v.Inbox++
 		}
 	}
-	v.Failures = Recurring(snap, recurringMin)
+	v.Failures = Recurring(snap, recurringMin, o.FailureIDs)
 	if len(v.Failures) > resumeFailures {
 		v.Failures = v.Failures[:resumeFailures]
 	}
@@ -236,15 +245,20 @@ func (g *GitChanges) summary() string {
 }
 
 // Recurring is failures.Triggers over the snapshot's active failures,
-// decoding only the messages it reports.
-func Recurring(snap *index.Snapshot, min int) []failures.Trigger {
+// decoding only the messages it reports; with ids, each trigger lists its
+// failures' IDs.
+func Recurring(snap *index.Snapshot, min int, ids bool) []failures.Trigger {
 	seen := func(yield func(int, failures.Occurrence) bool) {
 		for f := range snap.OfKind(record.Failure) {
 			if f.Status != record.StatusActive {
 				continue
 			}
 			d := snap.Doc(f.Doc)
-			if !yield(f.Doc, failures.Occurrence{ID: d.ID, ErrorType: d.ErrorType, Tool: d.Tool, Created: time.Unix(0, f.Created).UTC()}) {
+			o := failures.Occurrence{ErrorType: d.ErrorType, Tool: d.Tool, Created: time.Unix(0, f.Created).UTC()}
+			if ids {
+				o.ID = d.ID
+			}
+			if !yield(f.Doc, o) {
 				return
 			}
 		}

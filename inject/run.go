@@ -244,13 +244,13 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	ev := receipts.Event{Time: now.UTC()}
 	if hin.IsSessionStart() {
 		seen.Reset() // a new, cleared or compacted context holds none of it
-		v := BuildResume(ctx, snap, git)
+		v := BuildResume(ctx, snap, ResumeOptions{Git: git})
 		if !snap.Unchanged(idsOf(v.Records())) {
 			if snap, err = openAll(); err != nil {
 				return err
 			}
 			gitView := v.Git
-			v = BuildResume(ctx, snap, nil)
+			v = BuildResume(ctx, snap, ResumeOptions{})
 			v.Git = gitView
 		}
 		v.CheckAnchors(ctx, anchor.ForStore(s.Dir, s.Getenv))
