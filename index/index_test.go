@@ -65,7 +65,7 @@ func capture(t *testing.T, s *store.Store, k record.Kind, text string) *record.R
 		t.Fatal(err)
 	}
 	if k == record.Failure {
-		r.ErrorType = "NonZeroExit"
+		r.ErrorType, r.Tool = "NonZeroExit", "Bash"
 	}
 	if err := s.Append(r); err != nil {
 		t.Fatal(err)
@@ -122,6 +122,17 @@ func mustMatch(t *testing.T, s *store.Store, snap *Snapshot, what string) {
 		}
 		if id, err := snap.Resolve(r.ID); err != nil || id != r.ID {
 			t.Fatalf("%s: Resolve(%s) = %q, %v", what, r.ID, id, err)
+		}
+	}
+	// The accessors that read part of a doc read what Doc does.
+	for i := range snap.Len() {
+		d := snap.Doc(i)
+		kind, status := snap.KindStatus(i)
+		title, body := snap.Lengths(i)
+		errorType, tool := snap.ErrorTool(i)
+		if snap.ID(i) != d.ID || kind != d.Kind || status != d.Status || snap.Created(i) != d.Created ||
+			title != d.NTitle || body != d.NBody || errorType != d.ErrorType || tool != d.Tool {
+			t.Fatalf("%s: doc %d's accessors disagree with Doc %+v", what, i, d)
 		}
 	}
 	// A kind's rows are read alone (OfKind, Newest with kinds) exactly

@@ -170,6 +170,20 @@ func (s *Snapshot) Created(i int) int64 {
 	return s.segs[seg].rowCreated(row)
 }
 
+// ErrorTool is doc i's error type and tool (Doc's ErrorType and Tool,
+// read without the rest).
+func (s *Snapshot) ErrorTool(i int) (errorType, tool string) {
+	seg, row := s.locate(i)
+	r := s.segs[seg].row(row)
+	return s.segs[seg].str(u32(r, 3)), s.segs[seg].str(u32(r, 4))
+}
+
+// ID is doc i's record ID (Doc's ID, read without the rest).
+func (s *Snapshot) ID(i int) string {
+	seg, row := s.locate(i)
+	return s.segs[seg].rowID(row)
+}
+
 // Record returns doc i, decoding it on first use.
 func (s *Snapshot) Record(i int) *record.Record {
 	if r, ok := s.recs[i]; ok {

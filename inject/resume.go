@@ -253,10 +253,10 @@ func Recurring(snap *index.Snapshot, min int, ids bool) []failures.Trigger {
 			if f.Status != record.StatusActive {
 				continue
 			}
-			d := snap.Doc(f.Doc)
-			o := failures.Occurrence{ErrorType: d.ErrorType, Tool: d.Tool, Created: time.Unix(0, f.Created).UTC()}
+			o := failures.Occurrence{Created: time.Unix(0, f.Created).UTC()}
+			o.ErrorType, o.Tool = snap.ErrorTool(f.Doc)
 			if ids {
-				o.ID = d.ID
+				o.ID = snap.ID(f.Doc)
 			}
 			if !yield(f.Doc, o) {
 				return
