@@ -7,14 +7,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/BurntSushi/toml"
 
+	"lore/internal/tomlerr"
 	"lore/record"
 )
 
@@ -129,8 +127,6 @@ func (e *ConfigError) Error() string {
 }
 
 // typeErr compiles on first use: only a config.toml with a type error needs it.
-var typeErr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`) })
-
 // LoadConfig reads dir/config.toml over the defaults. A missing file means
 // the defaults; a malformed one is an error naming file, line and key.
 func LoadConfig(dir string) (*Config, error) {
@@ -151,20 +147,11 @@ func LoadConfig(dir string) (*Config, error) {
 	}
 	md, err := toml.Decode(string(data), cfg)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			msg := pe.Message
-			if pe.LastKey != "" {
-				msg = fmt.Sprintf("key %q: %s", pe.LastKey, pe.Message)
-			}
-			return nil, &ConfigError{path, pe.Position.Line, msg}
+		line, key, msg := tomlerr.Where(string(data), err)
+		if key != "" {
+			msg = fmt.Sprintf("key %q: %s", key, msg)
 		}
-		// Type mismatches come as "toml: line N (last key "k"): msg".
-		if m := typeErr().FindStringSubmatch(err.Error()); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			return nil, &ConfigError{path, line, fmt.Sprintf("key %q: %s", m[2], tomlTypes(m[3]))}
-		}
-		return nil, &ConfigError{path, 0, err.Error()}
+		return nil, &ConfigError{path, line, msg}
 	}
 	for _, k := range md.Undecoded() {
 		cfg.Notes = append(cfg.Notes, ConfigError{path, keyLine(data, k[len(k)-1]),
@@ -298,38 +285,6 @@ func (c *Config) Weight(k record.Kind) float64 {
 	}
 	return defaults().Weights[string(k)]
 }
-
-// tomlTypes says a type mismatch in TOML's words rather than Go's:
-// "incompatible types: TOML value has type int64; destination has type
-// slice" becomes "is an integer, where an array is expected".
-func tomlTypes(msg string) string {
-	m := typeWords().FindStringSubmatch(msg)
-	if m == nil {
-		return msg
-	}
-	word := func(goType string) string {
-		switch {
-		case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint"):
-			return "an integer"
-		case strings.HasPrefix(goType, "float"):
-			return "a float"
-		case goType == "bool":
-			return "a boolean"
-		case goType == "string":
-			return "a string"
-		case goType == "slice" || strings.HasPrefix(goType, "[]"):
-			return "an array"
-		case goType == "map" || goType == "struct" || strings.HasPrefix(goType, "map["):
-			return "a table"
-		}
-		return goType
-	}
-	return fmt.Sprintf("is %s, where %s is expected", word(m[1]), word(m[2]))
-}
-
-var typeWords = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`TOML value has type ([\w\[\]]+); destination has type ([\w\[\]]+)`)
-})
 
 // keyLine finds the first line that assigns key, for messages about keys
 // the TOML decoder does not position.

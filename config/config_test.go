@@ -262,7 +262,7 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 		{"[inject]\nbudget = \"x\"\n", `config.toml:2: key "inject.budget": is a string, where an integer is expected`},
 		{"[inject]\nbudget = [1]\n", `config.toml:2: key "inject.budget": is an array, where an integer is expected`},
 		{"[weights]\nwidget = 1.0\n", `config.toml:2: key "widget": not a kind`},
-		{"format = 1\n[inject\n", `to end table name`},
+		{"format = 1\n[inject\n", `config.toml:2: expected '.' or ']' to end table name`},
 		{"[inject]\nmin_relevance = nan\n", `config.toml:2: key "min_relevance": must be a number`},
 		{"[inject]\nhalf_life_days = inf\n", `config.toml:2: key "half_life_days": must be a number`},
 		{"[inject]\nhalf_life_days = nan\n", `config.toml:2: key "half_life_days": must be a number`},

@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/BurntSushi/toml"
+
+	"lore/internal/tomlerr"
 )
 
 // Codex keeps MCP servers in config.toml, a file people write by hand with
@@ -156,9 +158,8 @@ func codexEntry(path string, data []byte) (*MCPEntry, error) {
 		MCPServers map[string]MCPEntry `toml:"mcp_servers"`
 	}
 	if _, err := toml.Decode(string(data), &cfg); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: not valid TOML: %s", path, pe.Position.Line, pe.Message)
+		if line, _, msg := tomlerr.Where(string(data), err); line > 0 {
+			return nil, fmt.Errorf("%s:%d: not valid TOML: %s", path, line, msg)
 		}
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}

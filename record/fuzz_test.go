@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 // FuzzParseJSONL: any bytes give records and warnings, never a panic, and
@@ -51,6 +54,49 @@ func FuzzParseTOML(f *testing.F) {
 		for _, r := range recs {
 			if !ValidID(r.ID) || r.Time.IsZero() || r.V < 1 || r.V > FormatVersion {
 				t.Fatalf("invalid record accepted: %+v", r)
+			}
+		}
+	})
+}
+
+// FuzzParseTOMLAsWhole: a patterns file the TOML library reads whole, every
+// table of it a valid record, is read table by table to the same records:
+// splitting at headers never cuts a string, an array or a header TOML
+// allows.
+func FuzzParseTOMLAsWhole(f *testing.F) {
+	const rec = "v = 1\nid = \"pat-abcdefgh012345678\"\nts = 2026-01-01T00:00:00Z\n"
+	f.Add([]byte("[[pattern]] # first\n" + rec + "text = \"x\"\n[[ pattern ]]\n" + rec + "text = \"y\"\n"))
+	f.Add([]byte("[[\"pattern\"]]\n" + rec + "text = \"\"\"\na\n[[pattern]]\nb\\\"\"\"\"\n"))
+	f.Add([]byte("[['pattern']]\n" + rec + "text = '''\n[[pattern]]'''\ntags = [\n\"a\", # [\n\"]\"]\n[[pattern]]\n" + rec + "text = \"z\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var whole patternFile
+		if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || toml.Unmarshal(data, &whole) != nil {
+			return
+		}
+		// The library decodes [[Pattern]] into the same field as
+		// [[pattern]], in map order: the whole file has no one reading.
+		var keys map[string]any
+		toml.Unmarshal(data, &keys)
+		for k := range keys {
+			if k != "pattern" && strings.EqualFold(k, "pattern") {
+				return
+			}
+		}
+		for i := range whole.Pattern {
+			if whole.Pattern[i].Validate() != nil {
+				return
+			}
+		}
+		recs, _, err := ParseTOML("f", data)
+		if err != nil {
+			return
+		}
+		if len(recs) != len(whole.Pattern) {
+			t.Fatalf("%q: %d records read table by table, %d whole", data, len(recs), len(whole.Pattern))
+		}
+		for i, r := range recs {
+			if w := whole.Pattern[i]; r.ID != w.ID || r.Text != w.Text || !r.Time.Equal(w.Time) {
+				t.Fatalf("%q: record %d read as %q %q, whole as %q %q", data, i, r.ID, r.Text, w.ID, w.Text)
 			}
 		}
 	})

@@ -91,7 +91,8 @@ func ParseTOML(name string, data []byte) ([]*Record, []Warning, error) {
 	for _, l := range stray {
 		warns = append(warns, Warning{Pos{name, l}, WarnMalformed, "text outside a [[pattern]] table skipped"})
 	}
-	for _, c := range chunks {
+	for k := 0; k < len(chunks); k++ {
+		c := chunks[k]
 		// Conflict markers inside a table: report them, drop the marker
 		// lines, and still read what is on both sides.
 		lines := strings.SplitAfter(c.Text, "\n")
@@ -106,6 +107,13 @@ func ParseTOML(name string, data []byte) ([]*Record, []Warning, error) {
 		}
 		c.Text = strings.Join(kept, "")
 		r, err := UnmarshalTable(c)
+		if parts := splitAtHeaders(c); err != nil && len(parts) > 1 {
+			// An unclosed string or array hid the headers after it:
+			// read the tables it swallowed one by one.
+			chunks = append(append(chunks[:k:k], parts...), chunks[k+1:]...)
+			k--
+			continue
+		}
 		if err != nil {
 			var nf *ErrNewerFormat
 			if errors.As(err, &nf) {

@@ -227,3 +227,34 @@ func TestValidateNamesEveryMissingField(t *testing.T) {
 		}
 	}
 }
+
+// Patterns people type: headers as TOML allows them, a multi-line string
+// holding a line like a header, and a mistake reported at its file line.
+func TestParseTOMLReadsHandWrittenTables(t *testing.T) {
+	const rec = "v = 1\nts = 2026-11-22T10:00:00Z\n"
+	data := "# team patterns\n" +
+		"[[pattern]] # from the review\n" + rec + "id = \"pat-aaaaaaaa1m82qf099\"\ntext = \"Safe bash arithmetic\"\n\n" +
+		"[[ pattern ]]\n" + rec + "id = \"pat-aaaaaaab1m82qf099\"\ntext = \"\"\"\nWrite one by hand:\n[[pattern]]\nthen its fields\"\"\"\n\n" +
+		"[['pattern']]\n" + rec + "id = \"pat-aaaaaaac1m82qf099\"\ntext = \"third\"\nconfidence = \"high\"\n"
+	recs, warns, err := ParseTOML("f", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Text != "Safe bash arithmetic" || recs[1].Text != "Write one by hand:\n[[pattern]]\nthen its fields" {
+		t.Errorf("records %v, want the first two tables", recs)
+	}
+	if len(warns) != 1 || warns[0].Pos.Line != 22 || !strings.Contains(warns[0].Msg, "confidence: is a string, where a float is expected") {
+		t.Errorf("warnings %v, want the third table's confidence at line 22", warns)
+	}
+}
+
+// An unclosed string costs the table it is in, not the tables after it.
+func TestParseTOMLKeepsTablesAfterAnUnclosedString(t *testing.T) {
+	const rec = "v = 1\nts = 2026-11-22T10:00:00Z\n"
+	data := "[[pattern]]\n" + rec + "id = \"pat-aaaaaaaa1m82qf099\"\ntext = \"\"\"never closed\n\n" +
+		"[[pattern]]\n" + rec + "id = \"pat-aaaaaaab1m82qf099\"\ntext = \"kept\"\n"
+	recs, warns, _ := ParseTOML("f", []byte(data))
+	if len(recs) != 1 || recs[0].Text != "kept" || len(warns) != 1 || warns[0].Pos.Line != 6 {
+		t.Errorf("records %v, warnings %v: want the second table read and the first reported", recs, warns)
+	}
+}

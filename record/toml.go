@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"lore/internal/tomlerr"
 )
 
 // Patterns live in TOML, one [[pattern]] table per version, because people
@@ -14,6 +16,7 @@ import (
 // each table decoded on its own, so one bad table is skipped with its line
 // number and every other pattern is still served.
 
+// tomlHeader is the header lore writes; people may write others (IsPatternHeader).
 const tomlHeader = "[[pattern]]"
 
 type patternFile struct {
@@ -59,10 +62,28 @@ type TableChunk struct {
 	Text string
 }
 
-// SplitTables cuts a patterns file at its [[pattern]] headers. Text before
-// the first header that is not blank or a comment is returned as stray.
+// SplitTables cuts a patterns file at its [[pattern]] headers: lines that
+// open the table as TOML allows ([[ pattern ]], [["pattern"]], a comment
+// after it), where a table may open (not inside a multi-line string or an
+// array, whose lines can look like a header). Text before the first header
+// that is not blank or a comment is returned as stray.
 func SplitTables(data []byte) (chunks []TableChunk, stray []int) {
-	lines := strings.SplitAfter(string(data), "\n")
+	return splitTables(string(data), 1, true)
+}
+
+// splitAtHeaders cuts a table that does not decode at every line that
+// looks like a header, wherever it stands: an unclosed string or array
+// then costs the table it is in, not every table after it.
+func splitAtHeaders(c TableChunk) []TableChunk {
+	chunks, _ := splitTables(c.Text, c.Line, false)
+	return chunks
+}
+
+// splitTables cuts text, whose first line is line first of its file, at
+// its headers; aware, it follows strings and arrays to tell which lines
+// can be headers.
+func splitTables(text string, first int, aware bool) (chunks []TableChunk, stray []int) {
+	lines := strings.SplitAfter(text, "\n")
 	cur := -1
 	var sb strings.Builder
 	flush := func() {
@@ -71,15 +92,17 @@ func SplitTables(data []byte) (chunks []TableChunk, stray []int) {
 		}
 		sb.Reset()
 	}
+	var st tomlState
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if t == tomlHeader {
+		if (!aware || st.atTop()) && IsPatternHeader(t) {
 			flush()
-			cur = i + 1
+			cur = first + i
 		}
+		st.feed(l)
 		if cur < 0 {
 			if t != "" && !strings.HasPrefix(t, "#") {
-				stray = append(stray, i+1)
+				stray = append(stray, first+i)
 			}
 			continue
 		}
@@ -87,6 +110,77 @@ func SplitTables(data []byte) (chunks []TableChunk, stray []int) {
 	}
 	flush()
 	return chunks, stray
+}
+
+// IsPatternHeader reports whether line t, without its surrounding blanks, opens a
+// [[pattern]] table: the key bare or quoted, blanks inside the brackets,
+// a comment after them. The key's case is not looked at, as the TOML
+// library matches keys to fields whatever their case: [[Pattern]] decodes
+// as a pattern, so it must start a table of its own.
+func IsPatternHeader(t string) bool {
+	rest, ok := strings.CutPrefix(t, "[[")
+	if !ok {
+		return false
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	for _, q := range []string{"", `"`, "'"} {
+		key := q + "pattern" + q
+		if len(rest) < len(key) || !strings.EqualFold(rest[:len(key)], key) {
+			continue
+		}
+		if r, ok := strings.CutPrefix(strings.TrimLeft(rest[len(key):], " \t"), "]]"); ok {
+			r = strings.TrimLeft(r, " \t")
+			return r == "" || r[0] == '#'
+		}
+	}
+	return false
+}
+
+// tomlState follows TOML text line by line, far enough to tell whether a
+// line starts where a table header may stand: outside every multi-line
+// string and array.
+type tomlState struct {
+	str   string // the delimiter of the multi-line string open, if any
+	depth int    // arrays open
+}
+
+func (s *tomlState) atTop() bool { return s.str == "" && s.depth == 0 }
+
+// feed follows one line.
+func (s *tomlState) feed(l string) {
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if s.str != "" {
+			switch {
+			case c == '\\' && s.str == `"""`:
+				i++ // an escaped character, a quote among them
+			case strings.HasPrefix(l[i:], s.str):
+				i += 2
+				s.str = ""
+			}
+			continue
+		}
+		switch c {
+		case '#':
+			return // a comment, to the end of the line
+		case '"', '\'':
+			if d := l[i:min(i+3, len(l))]; d == `"""` || d == "'''" {
+				s.str = d
+				i += 2
+				continue
+			}
+			// A one-line string, to its closing quote.
+			for i++; i < len(l) && l[i] != c && l[i] != '\n'; i++ {
+				if c == '"' && l[i] == '\\' {
+					i++
+				}
+			}
+		case '[':
+			s.depth++
+		case ']':
+			s.depth = max(s.depth-1, 0)
+		}
+	}
 }
 
 // UnmarshalTable decodes one [[pattern]] table. Errors carry the line
@@ -107,11 +201,11 @@ func unmarshalTableLib(c TableChunk) (*Record, error) {
 	var f patternFile
 	md, err := toml.Decode(c.Text, &f)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, &LineError{Line: c.Line + pe.Position.Line - 1, Err: errors.New(pe.Message)}
+		line, key, msg := tomlerr.Where(c.Text, err)
+		if key != "" {
+			msg = strings.TrimPrefix(key, "pattern.") + ": " + msg
 		}
-		return nil, &LineError{Line: c.Line, Err: err}
+		return nil, &LineError{Line: c.Line + max(line, 1) - 1, Err: errors.New(msg)}
 	}
 	if len(f.Pattern) != 1 {
 		return nil, &LineError{Line: c.Line, Err: fmt.Errorf("want one [[pattern]] table, found %d", len(f.Pattern))}

@@ -310,7 +310,7 @@ func repairable(lines []string, n int) bool {
 // before its first [[pattern]] header: stray text, not part of a table.
 func beforeTables(lines []string, n int) bool {
 	for _, l := range lines[:min(n, len(lines))] {
-		if strings.TrimSpace(l) == "[[pattern]]" {
+		if record.IsPatternHeader(strings.TrimSpace(l)) {
 			return false
 		}
 	}
