@@ -142,7 +142,7 @@ func FuzzEditCodexTOML(f *testing.F) {
 // opencode's plugin file may be anyone's: whatever it holds, lore reads its
 // status without a panic, calls it its own only when it has lore's header,
 // and never overwrites or removes a file without it. What lore installs
-// runs exactly the command asked for (splitCommand's words, read back from
+// runs exactly the command asked for (argvOf's words, read back from
 // the LORE_ARGV line) and adds no line to the template, whatever the
 // command holds.
 func FuzzOpencodePlugin(f *testing.F) {
@@ -197,7 +197,7 @@ func FuzzOpencodePlugin(f *testing.F) {
 			}
 			return
 		}
-		argv, splitErr := splitCommand(command)
+		argv, splitErr := argvOf(command)
 		if err != nil {
 			if splitErr == nil {
 				t.Fatalf("install of %q: %v", command, err)

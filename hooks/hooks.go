@@ -150,30 +150,29 @@ func newTarget(a Agent, scope, repoRoot string, d UserDirs) (Target, error) {
 	return Target{}, fmt.Errorf("unknown scope %q (want project or user)", scope)
 }
 
-// loreCommand recognises the hook command lore writes, whatever the path
-// to the binary and whatever follows "lore" in its name after a separator
-// (lore-dev, lore_v2, lore.exe): install writes the running binary's path,
-// and a hook it wrote must be found again by status, install and uninstall.
+// loreName recognises lore's binary by its name, whatever follows "lore"
+// after a separator (lore-dev, lore_v2, lore.exe): install writes the
+// running binary's path, and a hook it wrote must be found again by
+// status, install and uninstall wherever the binary is.
 // This package's patterns compile on first use: every lore process,
 // the prompt hook included, links the package, and few need them.
-var loreCommand = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(^|[\s/\\"'])lore([-_.][\w.-]*)?["']?\s+inject\s+--stdin\b`)
-})
+var loreName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^lore([-_.][\w.-]*)?$`) })
 
 // injectArgs is what a hook command passes lore, after the binary.
 var injectArgs = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\s+inject\s+--stdin\b`)
+	return regexp.MustCompile(`^\s+inject\s+--stdin\b`)
 })
 
-// Runs reports whether a hook command runs lore's hook: a binary named
-// lore (or lore-…) or t.Self, given inject --stdin.
+// Runs reports whether a hook command runs lore's hook: a program named
+// lore (or lore-…) or t.Self, given inject --stdin. A command that only
+// mentions lore (echo 'lore inject --stdin') is someone else's.
 func (t Target) Runs(cmd string) bool {
-	if loreCommand().MatchString(cmd) {
-		return true
+	_, bin, rest := programOf(cmd)
+	if bin == "" || !injectArgs().MatchString(rest) {
+		return false
 	}
-	bin := binaryOf(cmd)
-	self := bin != "" && t.Self != "" && (bin == t.Self || !strings.ContainsAny(bin, `/\`) && bin == filepath.Base(t.Self))
-	return self && injectArgs().MatchString(cmd)
+	base := bin[strings.LastIndexAny(bin, `/\`)+1:]
+	return loreName().MatchString(base) || t.Self != "" && (bin == t.Self || !strings.ContainsAny(bin, `/\`) && bin == filepath.Base(t.Self))
 }
 
 // Command is the hook command for binary at scope. A project-scope hook
@@ -184,9 +183,7 @@ func (t Target) Runs(cmd string) bool {
 // only in folders the user trusted, Claude Code interactively too;
 // claude -p and opencode anywhere.)
 func Command(binary, scope string) string {
-	if strings.ContainsAny(binary, " \t'\"") {
-		binary = `"` + strings.ReplaceAll(binary, `"`, `\"`) + `"`
-	}
+	binary = quoteProgram(binary)
 	if scope == "project" {
 		return binary + " inject --stdin --host-trusted"
 	}
@@ -387,10 +384,12 @@ func (t Target) installEvent(hooks *object, ev Event, command string) (bool, err
 			if json.Unmarshal(cmdRaw, &cmd) != nil || !t.Runs(cmd) {
 				continue
 			}
-			if cmd == command {
+			// The user's VAR=value before lore's command stays.
+			env, _, _ := programOf(cmd)
+			if cmd == env+command {
 				return false, nil // already installed
 			}
-			handler.set("command", mustJSON(command))
+			handler.set("command", mustJSON(env+command))
 			handlers[hi] = mustJSON(handler)
 			group.set("hooks", mustJSON(handlers))
 			groups[gi] = mustJSON(group)
@@ -451,16 +450,10 @@ func commandOf(h json.RawMessage) string {
 	return handler.Command
 }
 
-// binaryOf is the program a hook command runs: its first word, unquoted.
+// binaryOf is the program a hook command runs, unquoted.
 func binaryOf(cmd string) string {
-	cmd = strings.TrimSpace(cmd)
-	if strings.HasPrefix(cmd, `"`) {
-		if end := strings.Index(cmd[1:], `"`); end >= 0 {
-			return cmd[1 : end+1]
-		}
-	}
-	first, _, _ := strings.Cut(cmd, " ")
-	return first
+	_, prog, _ := programOf(cmd)
+	return prog
 }
 
 func binaryExists(bin string) bool {

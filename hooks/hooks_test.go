@@ -3,8 +3,10 @@ package hooks
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -25,24 +27,59 @@ func TestObjectKeepsKeyOrder(t *testing.T) {
 }
 
 func TestCommandQuotingAndBinary(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the commands below are sh's")
+	}
 	for _, c := range []struct{ bin, scope, cmd string }{
 		{"/usr/local/bin/lore", "user", "/usr/local/bin/lore inject --stdin"},
 		{"/usr/local/bin/lore", "project", "/usr/local/bin/lore inject --stdin --host-trusted"},
-		{"/Users/Ada Lovelace/go/bin/lore", "user", `"/Users/Ada Lovelace/go/bin/lore" inject --stdin`},
+		{"/Users/Ada Lovelace/go/bin/lore", "user", `'/Users/Ada Lovelace/go/bin/lore' inject --stdin`},
 		{"/home/ada/bin/lore-dev", "user", "/home/ada/bin/lore-dev inject --stdin"},
-		{`C:\tools\lore.exe`, "user", `C:\tools\lore.exe inject --stdin`},
+		{"/opt/R&D/lore", "user", `'/opt/R&D/lore' inject --stdin`},
+		{"/opt/cost$5/lore", "user", `'/opt/cost$5/lore' inject --stdin`},
+		{"/opt/it's/lore", "user", `'/opt/it'\''s/lore' inject --stdin`},
 	} {
 		got := Command(c.bin, c.scope)
 		if got != c.cmd {
 			t.Errorf("Command(%q) = %q, want %q", c.bin, got, c.cmd)
 		}
-		if !loreCommand().MatchString(got) || binaryOf(got) != c.bin {
-			t.Errorf("%q: recognised=%v binary=%q", got, loreCommand().MatchString(got), binaryOf(got))
+		if !(Target{}).Runs(got) || binaryOf(got) != c.bin {
+			t.Errorf("%q: recognised=%v binary=%q", got, (Target{}).Runs(got), binaryOf(got))
 		}
 	}
-	for _, other := range []string{"echo lore", "./scripts/guard.sh", "explore inject --stdin", "lore resume", "lorem inject --stdin", "folklore-x inject --stdin"} {
-		if loreCommand().MatchString(other) {
+	for cmd, bin := range map[string]string{
+		"LORE_CONTEXT_BUDGET=500 /usr/local/bin/lore inject --stdin": "/usr/local/bin/lore",
+		`"/opt/my tools/lore" inject --stdin`:                         "/opt/my tools/lore",
+		`/opt/my\ tools/lore inject --stdin`:                          "/opt/my tools/lore",
+	} {
+		if !(Target{}).Runs(cmd) || binaryOf(cmd) != bin {
+			t.Errorf("%q: recognised=%v binary=%q, want %q", cmd, (Target{}).Runs(cmd), binaryOf(cmd), bin)
+		}
+	}
+	for _, other := range []string{"echo lore", "./scripts/guard.sh", "explore inject --stdin", "lore resume", "lorem inject --stdin",
+		"folklore-x inject --stdin", "echo 'lore inject --stdin'", `echo "lore inject --stdin" >> log`, "X=lore inject --stdin"} {
+		if (Target{}).Runs(other) {
 			t.Errorf("%q taken for lore's hook", other)
+		}
+	}
+}
+
+// sh runs the program Command names, whatever the characters of its path.
+func TestCommandRunsTheBinaryInSh(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("sh")
+	}
+	for _, dir := range []string{"R&D", "cost$5", "it's", "a b;c`d`", `back\slash`} {
+		bin := filepath.Join(t.TempDir(), dir, "lore")
+		if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, []byte("#!/bin/sh\necho \"ran $*\"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("sh", "-c", Command(bin, "user")).CombinedOutput()
+		if err != nil || string(out) != "ran inject --stdin\n" {
+			t.Errorf("%s: %q, %v", Command(bin, "user"), out, err)
 		}
 	}
 }
@@ -198,5 +235,32 @@ func TestJSONCIsNamedAsSuch(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), "JSON with comments or trailing commas") != c.jsonc {
 			t.Errorf("parseSettings(%q): %v, want JSONC named: %v", c.in, err, c.jsonc)
 		}
+	}
+}
+
+// A user's VAR=value before lore's hook command is theirs: status reads the
+// binary after it, and an install that moves the binary keeps it.
+func TestInstallKeepsTheUsersEnvironmentPrefix(t *testing.T) {
+	a, _ := FindAgent("claude")
+	tg, err := NewTarget(a, "project", t.TempDir(), UserDirs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(tg, "/old/lore inject --stdin --host-trusted"); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(tg.Path)
+	os.WriteFile(tg.Path, []byte(strings.ReplaceAll(string(data), `"/old/lore`, `"LORE_CONTEXT_BUDGET=500 /old/lore`)), 0o644)
+	if st, _ := Status(tg); !st[0].Installed || st[0].Binary != "/old/lore" {
+		t.Fatalf("status %+v, want lore's hook run by /old/lore", st[0])
+	}
+	if changed, err := Install(tg, "/new/lore inject --stdin --host-trusted"); err != nil || !changed {
+		t.Fatalf("install: %v %v", changed, err)
+	}
+	if st, _ := Status(tg); st[0].Command != "LORE_CONTEXT_BUDGET=500 /new/lore inject --stdin --host-trusted" {
+		t.Errorf("command %q, want the prefix kept before the new binary", st[0].Command)
+	}
+	if changed, _ := Install(tg, "/new/lore inject --stdin --host-trusted"); changed {
+		t.Error("a second install changed the file")
 	}
 }

@@ -62,7 +62,7 @@ func pluginText(argv []string) (string, error) {
 var pluginArgv = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^const LORE_ARGV = (\[.*\]);$`) })
 
 func installPlugin(t Target, command string) (bool, error) {
-	argv, err := splitCommand(command)
+	argv, err := argvOf(command)
 	if err != nil {
 		return false, err
 	}
@@ -136,39 +136,3 @@ func pluginStatus(t Target) ([]EventStatus, error) {
 	return out, nil
 }
 
-// splitCommand splits a hook command into its argv: words separated by
-// blanks, a double-quoted word kept whole (as Command quotes a path).
-func splitCommand(cmd string) ([]string, error) {
-	var argv []string
-	var word strings.Builder
-	inWord, quoted := false, false
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		switch {
-		case quoted && c == '\\' && i+1 < len(cmd) && cmd[i+1] == '"':
-			word.WriteByte('"')
-			i++
-		case c == '"':
-			quoted, inWord = !quoted, true
-		case !quoted && (c == ' ' || c == '\t'):
-			if inWord {
-				argv = append(argv, word.String())
-				word.Reset()
-				inWord = false
-			}
-		default:
-			word.WriteByte(c)
-			inWord = true
-		}
-	}
-	if quoted {
-		return nil, fmt.Errorf("hook command %q: unclosed quote", cmd)
-	}
-	if inWord {
-		argv = append(argv, word.String())
-	}
-	if len(argv) == 0 {
-		return nil, errors.New("hook command is empty")
-	}
-	return argv, nil
-}

@@ -80,13 +80,13 @@ func TestSplitCommand(t *testing.T) {
 		{`"/Users/Ada Lovelace/go/bin/lore"  inject --stdin`, []string{"/Users/Ada Lovelace/go/bin/lore", "inject", "--stdin"}},
 		{`"a\"b" x`, []string{`a"b`, "x"}},
 	} {
-		if got, err := splitCommand(c.in); err != nil || !reflect.DeepEqual(got, c.want) {
-			t.Errorf("splitCommand(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		if got, err := argvOf(c.in); err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("argvOf(%q) = %q, %v; want %q", c.in, got, err, c.want)
 		}
 	}
 	for _, bad := range []string{"", "  ", `"lore inject`} {
-		if _, err := splitCommand(bad); err == nil {
-			t.Errorf("splitCommand(%q) accepted", bad)
+		if _, err := argvOf(bad); err == nil {
+			t.Errorf("argvOf(%q) accepted", bad)
 		}
 	}
 }
