@@ -49,8 +49,8 @@ func TestCommandQuotingAndBinary(t *testing.T) {
 	}
 	for cmd, bin := range map[string]string{
 		"LORE_CONTEXT_BUDGET=500 /usr/local/bin/lore inject --stdin": "/usr/local/bin/lore",
-		`"/opt/my tools/lore" inject --stdin`:                         "/opt/my tools/lore",
-		`/opt/my\ tools/lore inject --stdin`:                          "/opt/my tools/lore",
+		`"/opt/my tools/lore" inject --stdin`:                        "/opt/my tools/lore",
+		`/opt/my\ tools/lore inject --stdin`:                         "/opt/my tools/lore",
 	} {
 		if !(Target{}).Runs(cmd) || binaryOf(cmd) != bin {
 			t.Errorf("%q: recognised=%v binary=%q, want %q", cmd, (Target{}).Runs(cmd), binaryOf(cmd), bin)

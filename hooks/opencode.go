@@ -135,4 +135,3 @@ func pluginStatus(t Target) ([]EventStatus, error) {
 	}
 	return out, nil
 }
-

@@ -16,7 +16,7 @@ import (
 
 // quoteProgram quotes path for the shell a hook runs in, when it needs it.
 // In sh, single quotes keep every character as it is ($, `, &, ; and
-// spaces among them), and a quote is written '\''. cmd.exe knows double
+// spaces among them), and a quote is written '\”. cmd.exe knows double
 // quotes only.
 func quoteProgram(path string) string {
 	if runtime.GOOS == "windows" {
