@@ -63,6 +63,11 @@ func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
 		if start > 0 && end == len(lines) && strings.TrimSpace(lines[start-1]) == "" {
 			start-- // the blank line install put before the table
 		}
+		// Comments just above the next table are that table's: a user's
+		// section added after lore's keeps its heading.
+		for end < len(lines) && end-1 > start && strings.HasPrefix(strings.TrimSpace(lines[end-1]), "#") {
+			end--
+		}
 		out = strings.Join(lines[:start], "") + strings.Join(lines[end:], "")
 	default:
 		if cur != nil && cur.Command == entry.Command && strings.Join(cur.Args, "\x00") == strings.Join(entry.Args, "\x00") {
