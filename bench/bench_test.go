@@ -297,7 +297,7 @@ func BenchmarkBuildResume(b *testing.B) {
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				inject.BuildResume(context.Background(), snap, nil)
+				inject.BuildResume(context.Background(), snap, inject.ResumeOptions{})
 			}
 		})
 	}

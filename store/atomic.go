@@ -2,6 +2,9 @@ package store
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -55,9 +58,28 @@ func WriteAtomic(path string, parts ...[]byte) error {
 // the link kept and its target given the content, as an editor saves it.
 // A store's own files are never followed so: a link in a clone could make
 // a capture write outside the repository.
+//
+// A file without write permission is refused, as an editor refuses it (a
+// rename would replace it all the same), and a failure names the file,
+// not the temporary one beside it.
 func WriteThrough(path string, data []byte) error {
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
+	} else if dest, lerr := os.Readlink(path); lerr == nil {
+		// A link to a file not made yet: the file is made where it points.
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
 	}
-	return WriteAtomic(path, data)
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o222 == 0 {
+		return fmt.Errorf("%s is read-only: lore has not changed it", path)
+	}
+	if err := WriteAtomic(path, data); err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path != path {
+			return fmt.Errorf("write %s: %w", path, pe.Err)
+		}
+		return err
+	}
+	return nil
 }

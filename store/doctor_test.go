@@ -49,10 +49,10 @@ var damage = []struct {
 		// The bad header joins the table above, so neither reads: removing
 		// "the bad table" would have taken a good record with it.
 		content: table("a", "good") + "\n[[pattern]\nv = 1\nid = \"pat-bbbbbbbb000000000\"\nts = 2030-01-01T00:00:00Z\ntext = \"b\"\n",
-		want:    []wantProblem{{8, "malformed", false, "expected end of table array name delimiter"}}},
+		want:    []wantProblem{{7, "malformed", false, "expected end of table array name delimiter"}}},
 	{name: "toml bad value type", kind: record.Pattern,
 		content: table("a", "good") + "validations = \"many\"\n\n" + table("b", "good too"),
-		want:    []wantProblem{{1, "malformed", false, "validations"}}},
+		want:    []wantProblem{{6, "malformed", false, "validations: is a string, where an integer is expected"}}},
 	{name: "toml duplicate key", kind: record.Pattern,
 		content: table("a", "good") + "text = \"again\"\n\n" + table("b", "good too"),
 		want:    []wantProblem{{6, "malformed", false, "text"}}},
