@@ -16,8 +16,9 @@ import (
 
 // quoteProgram quotes path for the shell a hook runs in, when it needs it.
 // In sh, single quotes keep every character as it is ($, `, &, ; and
-// spaces among them), and a quote is written '\”. cmd.exe knows double
-// quotes only.
+// spaces among them); a single quote in the path ends the quoting, is
+// written escaped (\'), and the quoting starts again. cmd.exe knows
+// double quotes only.
 func quoteProgram(path string) string {
 	if runtime.GOOS == "windows" {
 		if strings.ContainsAny(path, " \t'\"&()^;,=") {
