@@ -126,7 +126,6 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-// typeErr compiles on first use: only a config.toml with a type error needs it.
 // LoadConfig reads dir/config.toml over the defaults. A missing file means
 // the defaults; a malformed one is an error naming file, line and key.
 func LoadConfig(dir string) (*Config, error) {

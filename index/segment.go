@@ -272,13 +272,20 @@ func (s *segment) kindStatus(i int) (record.Kind, string) {
 func (s *segment) doc(i int) Doc {
 	r := s.row(i)
 	kind, status := s.kindStatus(i)
+	errorType, tool := s.errorTool(i)
 	return Doc{
 		ID: s.str(u32(r, 0)), Kind: kind, Status: status,
-		ErrorType: s.str(u32(r, 3)), Tool: s.str(u32(r, 4)),
+		ErrorType: errorType, Tool: tool,
 		NTitle: int(binary.LittleEndian.Uint16(r[28:])), NBody: int(binary.LittleEndian.Uint16(r[30:])),
 		Time: int64(binary.LittleEndian.Uint64(r[32:])), Created: int64(binary.LittleEndian.Uint64(r[40:])),
 		Confidence: math.Float64frombits(binary.LittleEndian.Uint64(r[48:])),
 	}
+}
+
+// errorTool is row i's error type and tool.
+func (s *segment) errorTool(i int) (errorType, tool string) {
+	r := s.row(i)
+	return s.str(u32(r, 3)), s.str(u32(r, 4))
 }
 
 // blob is the encoded version of row i, its terms after it.

@@ -174,8 +174,7 @@ func (s *Snapshot) Created(i int) int64 {
 // read without the rest).
 func (s *Snapshot) ErrorTool(i int) (errorType, tool string) {
 	seg, row := s.locate(i)
-	r := s.segs[seg].row(row)
-	return s.segs[seg].str(u32(r, 3)), s.segs[seg].str(u32(r, 4))
+	return s.segs[seg].errorTool(row)
 }
 
 // ID is doc i's record ID (Doc's ID, read without the rest).

@@ -107,14 +107,14 @@ func ParseTOML(name string, data []byte) ([]*Record, []Warning, error) {
 		}
 		c.Text = strings.Join(kept, "")
 		r, err := UnmarshalTable(c)
-		if parts := splitAtHeaders(c); err != nil && len(parts) > 1 {
-			// An unclosed string or array hid the headers after it:
-			// read the tables it swallowed one by one.
-			chunks = append(append(chunks[:k:k], parts...), chunks[k+1:]...)
-			k--
-			continue
-		}
 		if err != nil {
+			// An unclosed string or array may have hidden the headers
+			// after it: read the tables it swallowed one by one.
+			if parts := splitAtHeaders(c); len(parts) > 1 {
+				chunks = append(append(chunks[:k:k], parts...), chunks[k+1:]...)
+				k--
+				continue
+			}
 			var nf *ErrNewerFormat
 			if errors.As(err, &nf) {
 				pos := Pos{name, c.Line}

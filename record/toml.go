@@ -112,9 +112,9 @@ func splitTables(text string, first int, aware bool) (chunks []TableChunk, stray
 	return chunks, stray
 }
 
-// IsPatternHeader reports whether line t, without its surrounding blanks, opens a
-// [[pattern]] table: the key bare or quoted, blanks inside the brackets,
-// a comment after them. The key's case is not looked at, as the TOML
+// IsPatternHeader reports whether line t, without its surrounding blanks,
+// opens a [[pattern]] table: the key bare or quoted, blanks inside the
+// brackets, a comment after them. The key's case is not looked at, as the TOML
 // library matches keys to fields whatever their case: [[Pattern]] decodes
 // as a pattern, so it must start a table of its own.
 func IsPatternHeader(t string) bool {
