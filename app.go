@@ -14,6 +14,7 @@ import (
 	"lore/index"
 	"lore/inject"
 	"lore/internal/gcpolicy"
+	"lore/internal/spell"
 	"lore/record"
 	"lore/store"
 )
@@ -209,7 +210,7 @@ func (e *env) main(args []string) int {
 	hint := "run 'lore --help' for the commands"
 	if groups := groupsWithVerb(name); len(groups) > 0 {
 		hint = "did you mean 'lore " + strings.Join(groups, " "+name+"' or 'lore ") + " " + name + "'?"
-	} else if s := closest(name, commandNames()); s != "" {
+	} else if s := spell.Closest(name, commandNames(), 2); s != "" {
 		hint = fmt.Sprintf("did you mean 'lore %s'?", s)
 	}
 	return e.fail(usageError(hint, "unknown command %q", name))

@@ -12,6 +12,7 @@ import (
 	"lore/failures"
 	"lore/inbox"
 	"lore/inject"
+	"lore/internal/spell"
 	"lore/journal"
 	"lore/patterns"
 	"lore/record"
@@ -51,7 +52,7 @@ func (e *env) dispatch(name, about string, verbs map[string]subcommand, args []s
 	v, ok := verbs[args[0]]
 	if !ok {
 		hint := fmt.Sprintf("run 'lore %s --help'", name)
-		if s := closest(args[0], order); s != "" {
+		if s := spell.Closest(args[0], order, 2); s != "" {
 			hint = fmt.Sprintf("did you mean 'lore %s %s'?", name, s)
 		}
 		return usageError(hint, "%s: unknown verb %q", name, args[0])

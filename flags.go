@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"lore/inject"
+	"lore/internal/spell"
 )
 
 // globalFlags are the flags lore takes before the command; --dir and
@@ -108,7 +108,7 @@ func flagError(fs *pflag.FlagSet, err error) error {
 		name := unknown.GetSpecifiedName()
 		var names []string
 		fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
-		if s := closest(name, names); s != "" {
+		if s := spell.Closest(name, names, 2); s != "" {
 			hint = fmt.Sprintf("did you mean --%s?", s)
 		}
 		return usageError(hint, "%sunknown flag: --%s", prefix, name)
@@ -174,38 +174,6 @@ func isFloat(v string) bool {
 
 // errHelpShown ends a command after --help, with exit 0.
 var errHelpShown = &cliError{code: exitOK}
-
-// closest returns the candidate within edit distance 2 of s, if any.
-func closest(s string, cands []string) string {
-	best, bestD := "", 3
-	sort.Strings(cands)
-	for _, c := range cands {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
 
 // checkBudget refuses a --budget given below the smallest block lore
 // writes (0 included: the flag's default means "not given" only when it

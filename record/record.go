@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"lore/internal/spell"
 )
 
 // FormatVersion is the on-disk format this build writes. A record or store
@@ -155,6 +157,26 @@ var knownJSONFields = func() map[string]bool {
 	}
 	return m
 }()
+
+// MistypedField returns the field that key, a field this build does not
+// know, is probably a typo of ("soluton": "solution"), or "": one letter
+// off, or two in a name of seven letters or more. A name farther from
+// every field ("mood" is two letters from "tool") may be a newer lore's
+// field or the team's own, and gets no guess.
+func MistypedField(key string) string {
+	if len(key) < 4 {
+		return ""
+	}
+	maxDist := 1
+	if len(key) >= 7 {
+		maxDist = 2
+	}
+	names := make([]string, 0, len(knownJSONFields))
+	for n := range knownJSONFields {
+		names = append(names, n)
+	}
+	return spell.Closest(strings.ToLower(key), names, maxDist)
+}
 
 // MarshalLine encodes r as one JSONL line (with the trailing newline),
 // unknown fields included. Control characters are escaped by encoding/json,

@@ -258,3 +258,21 @@ func TestParseTOMLKeepsTablesAfterAnUnclosedString(t *testing.T) {
 		t.Errorf("records %v, warnings %v: want the second table read and the first reported", recs, warns)
 	}
 }
+
+func TestMistypedFieldGuessesOnlyNearNames(t *testing.T) {
+	for key, want := range map[string]string{
+		"soluton":     "solution",
+		"Confidense":  "confidence",
+		"error-type":  "error_type",
+		"rationle":    "rationale",
+		"reviewed_by": "", // a newer lore's field, or the team's own
+		"tag":         "", // too short to tell
+		"mood":        "", // two letters from "tool" in a short name
+		"soultion":    "solution",
+		"ts2":         "",
+	} {
+		if got := MistypedField(key); got != want {
+			t.Errorf("MistypedField(%q) = %q, want %q", key, got, want)
+		}
+	}
+}

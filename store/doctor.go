@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,7 +25,7 @@ import (
 type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
-	Kind    string `json:"kind"` // malformed, torn, conflict, tie, purged, newer-format, not-a-directory, unreadable, attributes, temp-file, secret, config
+	Kind    string `json:"kind"` // malformed, torn, conflict, tie, purged, newer-format, not-a-directory, unreadable, attributes, temp-file, secret, config, encoding, misplaced, ignored, unknown-field, no-text
 	Message string `json:"message"`
 	Fixable bool   `json:"fixable"`
 	Fixed   bool   `json:"fixed"`
@@ -181,6 +183,7 @@ func (s *Store) checkShard(path string, fix bool) ([]Problem, []*record.Record, 
 	if !toml { // the TOML reader refuses such a table itself
 		probs = notUTF8(name, data, lines)
 	}
+	probs = append(probs, handWritten(name, recs, lines, toml)...)
 	drop := map[int]bool{} // line numbers to take out (1-based)
 	for _, w := range warns {
 		p := diagnose(name, w, lines, toml)
@@ -232,6 +235,50 @@ func notUTF8(name string, data []byte, lines []string) []Problem {
 		}
 	}
 	return probs
+}
+
+// handWritten reports what only a hand edit leaves in a record that reads:
+// a field named like one of lore's but misspelt, which lore keeps as an
+// unknown field and never reads, and a record without its text, which
+// every view shows as an empty line (capture refuses both).
+func handWritten(name string, recs []*record.Record, lines []string, toml bool) []Problem {
+	var probs []Problem
+	for _, r := range recs {
+		for _, k := range slices.Sorted(maps.Keys(r.Extra)) {
+			if near := record.MistypedField(k); near != "" {
+				line := r.Source.Line
+				if toml {
+					line = keyLine(lines, line, k)
+				}
+				probs = append(probs, Problem{File: name, Line: line, Kind: "unknown-field",
+					Message: fmt.Sprintf("%s has a field %q that lore does not know (a typo of %q?): it is kept as written and never read; %s",
+						record.ShortID(r.ID), k, near, byHand("the key"))})
+			}
+		}
+		if !r.Purged() && strings.TrimSpace(r.Text) == "" {
+			probs = append(probs, Problem{File: name, Line: r.Source.Line, Kind: "no-text",
+				Message: fmt.Sprintf("%s has no %q: every view shows it as an empty line; %s", record.ShortID(r.ID), "text", byHand("the record"))})
+		}
+	}
+	slices.SortStableFunc(probs, func(a, b Problem) int { return a.Line - b.Line })
+	return probs
+}
+
+// keyLine is the line (1-based) where key is set in the TOML table that
+// starts at line from, or from.
+func keyLine(lines []string, from int, key string) int {
+	for i := from; i <= len(lines); i++ {
+		l := lineAt(lines, i)
+		if i > from && strings.HasPrefix(l, "[") {
+			break // the next table
+		}
+		for _, q := range []string{key, `"` + key + `"`, "'" + key + "'"} {
+			if rest, ok := strings.CutPrefix(l, q); ok && strings.HasPrefix(strings.TrimLeft(rest, " \t"), "=") {
+				return i
+			}
+		}
+	}
+	return from
 }
 
 // kindDirOf is the kind directory (journal, inbox...) that holds a shard.
