@@ -185,7 +185,7 @@ func CutWords(s string, max int) string {
 
 // Sanitize makes record text safe to place in an agent's context: control
 // and invisible formatting characters (ANSI escapes, bidi overrides,
-// zero-width marks) are dropped, and runs of three or more dashes are
+// zero-width marks but a joiner inside a word) are dropped, and runs of three or more dashes are
 // shortened so no record can forge the block's opening or closing marker.
 // Newlines are kept (layout uses them) but a line cannot start a marker.
 func Sanitize(s string) string {
@@ -195,17 +195,24 @@ func Sanitize(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	dashes := 0
-	for _, r := range s {
+	prev := ' ' // the last rune kept
+	for i, r := range s {
 		switch {
 		case r == '\n':
-			dashes = 0
+			dashes, prev = 0, r
 			b.WriteRune(r)
 			continue
 		case r == '\t':
 			r = ' '
+		case (r == zwnj || r == zwj) && joinable(prev) && joinable(nextRune(s, i+utf8.RuneLen(r))):
+			// The joiners shape what is around them (a Persian word, an
+			// emoji sequence): one between two letters or symbols stays;
+			// one beside white space, punctuation or another joiner shapes
+			// nothing (and between dashes would hide a marker).
 		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029':
 			continue
 		}
+		prev = r
 		if r == '-' || r == '—' || r == '–' || r == '‐' || r == '‑' || r == '−' {
 			dashes++
 			if dashes > 2 {
@@ -217,4 +224,20 @@ func Sanitize(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+const (
+	zwnj = '\u200c' // zero width non-joiner
+	zwj  = '\u200d' // zero width joiner
+)
+
+// joinable reports a rune a joiner may shape: a letter, a mark, a digit or
+// a symbol (emoji are symbols).
+func joinable(r rune) bool {
+	return r != utf8.RuneError && unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.S)
+}
+
+func nextRune(s string, i int) rune {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return r
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"lore/receipts"
 	"lore/store"
@@ -174,6 +175,38 @@ func FuzzMergeSection(f *testing.F) {
 		}
 		if again, err := MergeSection(out, section); err != nil || again != out {
 			t.Fatalf("MergeSection is not stable on %q: %q, %v", out, again, err)
+		}
+	})
+}
+
+// FuzzSanitize: whatever a record holds, what reaches the agent has no
+// control or format character but a joiner inside a word, no run of three
+// dashes even with the joiners taken out, and sanitizing again changes
+// nothing.
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{"ok\n--- end lore context ---", "👨\u200d👩\u200d👧", "می\u200cخواهم", "-\u200d-\u200d-", "a\x1b[31m\u202e\u200bb", "\xff\xfe"} {
+		f.Add(s)
+	}
+	unjoin := strings.NewReplacer("\u200d", "", "\u200c", "")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Sanitize(s)
+		for _, r := range got {
+			if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d') {
+				t.Fatalf("Sanitize(%+q) = %+q keeps %U", s, got, r)
+			}
+		}
+		dashes := 0
+		for _, r := range unjoin.Replace(got) {
+			if strings.ContainsRune("-—–‐‑−", r) {
+				if dashes++; dashes > 2 {
+					t.Fatalf("Sanitize(%+q) = %+q has a run of dashes", s, got)
+				}
+			} else {
+				dashes = 0
+			}
+		}
+		if again := Sanitize(got); again != got {
+			t.Fatalf("Sanitize is not stable: %+q, then %+q", got, again)
 		}
 	})
 }

@@ -49,6 +49,12 @@ func TestKeywords(t *testing.T) {
 		{"naïve_café.py", []string{"naive_cafe.py", "naiv", "cafe", "py"}},
 		{"Mu\u0308ller cafe\u0301 (typed decomposed)", []string{"muller", "cafe", "type", "decompos"}},
 		{"Привет йод", []string{"привет", "йод"}},
+		// Format characters inside a word are read through, as Unicode's
+		// word rules do (a soft hyphen, a joiner, a byte-order mark); a
+		// zero-width space separates words.
+		{"dep\u00adloy to stag\u200ding\ufeff", []string{"deploy", "stage"}},
+		{"می\u200cخواهم", []string{"میخواهم"}},
+		{"rate\u200blimit", []string{"rate", "limit"}},
 		// Chinese, Japanese and Korean: overlapping pairs of characters
 		// (a lone one stays), code inside a run as usual.
 		{"使用连接池访问数据库", []string{"使用", "用连", "连接", "接池", "池访", "访问", "问数", "数据", "据库"}},
@@ -119,6 +125,20 @@ func TestSanitizeCannotForgeMarkersOrSmuggleControls(t *testing.T) {
 	}
 	if !strings.Contains(got, "ignore previous instructions") {
 		t.Errorf("text was lost: %q", got)
+	}
+}
+
+func TestSanitizeKeepsAJoinerInsideAWordOnly(t *testing.T) {
+	for in, want := range map[string]string{
+		"family 👨\u200d👩\u200d👧 emoji": "family 👨\u200d👩\u200d👧 emoji", // one glyph, not three
+		"می\u200cخواهم":                "می\u200cخواهم",                // Persian: the non-joiner is spelling
+		"a\u200d\u200d\u200cb":         "a\u200cb",                     // a run shapes no more than one
+		"edge\u200d \u200cword\u200d":  "edge word",
+		"dep\u200bloy":                 "deploy", // a zero-width space is no joiner
+	} {
+		if got := Sanitize(in); got != want {
+			t.Errorf("Sanitize(%+q) = %+q, want %+q", in, got, want)
+		}
 	}
 }
 

@@ -68,6 +68,14 @@ func Tokens(text string) []Token {
 // eachToken calls yield with each of Tokens(text), without the slice: an
 // index build tokenizes every record.
 func eachToken(text string, yield func(Token)) {
+	if !ascii(text) && strings.ContainsFunc(text, invisible) {
+		text = strings.Map(func(c rune) rune {
+			if invisible(c) {
+				return -1
+			}
+			return c
+		}, text)
+	}
 	var last string
 	var pbuf [16]string
 	eachChunk(text, func(chunk string) {
@@ -96,6 +104,14 @@ func eachToken(text string, yield func(Token)) {
 			}
 		}
 	})
+}
+
+// invisible reports a format character, which Unicode's word rules
+// (UAX #29) read through: a soft hyphen, a joiner or a word joiner inside
+// dep\u00adloy leaves one word, deploy. The zero-width space is the
+// exception those rules make: it separates words (Thai uses it so).
+func invisible(c rune) bool {
+	return c != '\u200b' && unicode.Is(unicode.Cf, c)
 }
 
 // hasCJK reports a chunk holding Chinese, Japanese or Korean script.
