@@ -276,3 +276,22 @@ func TestMistypedFieldGuessesOnlyNearNames(t *testing.T) {
 		}
 	}
 }
+
+func TestMarshalTableWritesBadBytesAsReplacementAndLeavesTheRecord(t *testing.T) {
+	r := &Record{V: FormatVersion, ID: "pat-aaaaaaaa1m82qf099", Kind: Pattern, Time: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC),
+		Text: "caf\xe9", Tags: []string{"t\xe9st"}, Anchors: []Anchor{{Path: "a\xff.go", Blob: strings.Repeat("ab", 20)}}}
+	b, err := r.MarshalTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, warns, err := ParseTOML("p.toml", b)
+	if err != nil || len(warns) > 0 || len(recs) != 1 {
+		t.Fatalf("read back: %v %v %d records:\n%s", err, warns, len(recs), b)
+	}
+	if got := recs[0]; got.Text != "caf\uFFFD" || got.Tags[0] != "t\uFFFDst" || got.Anchors[0].Path != "a\uFFFD.go" {
+		t.Errorf("read back %q %q %q", got.Text, got.Tags, got.Anchors[0].Path)
+	}
+	if r.Text != "caf\xe9" || r.Tags[0] != "t\xe9st" || r.Anchors[0].Path != "a\xff.go" {
+		t.Errorf("the record itself changed: %q %q %q", r.Text, r.Tags, r.Anchors[0].Path)
+	}
+}

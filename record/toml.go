@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
@@ -24,7 +26,15 @@ type patternFile struct {
 }
 
 // MarshalTable encodes r as one [[pattern]] table, preceded by a blank line.
+// Bytes that are not UTF-8 are written as U+FFFD, as encoding/json
+// writes them in JSONL: TOML text must be UTF-8, and a table holding such
+// a byte would never be read back.
 func (r *Record) MarshalTable() ([]byte, error) {
+	if !r.validUTF8() {
+		c := *r
+		toValidUTF8(reflect.ValueOf(&c).Elem())
+		r = &c
+	}
 	var buf bytes.Buffer
 	buf.WriteByte('\n')
 	enc := toml.NewEncoder(&buf)
@@ -54,6 +64,45 @@ func (r *Record) MarshalTable() ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// validUTF8 reports whether every text r holds is UTF-8, as it nearly
+// always is: the copy toValidUTF8 needs is made only when it is not.
+func (r *Record) validUTF8() bool {
+	ok := true
+	eachString(reflect.ValueOf(r).Elem(), false, func(v reflect.Value) { ok = ok && utf8.ValidString(v.String()) })
+	return ok
+}
+
+// toValidUTF8 replaces the bytes that are not UTF-8 in every string v
+// holds (fields, lists, anchors) with U+FFFD. Slices are copied first:
+// the record v was copied from shares them.
+func toValidUTF8(v reflect.Value) {
+	eachString(v, true, func(s reflect.Value) { s.SetString(strings.ToValidUTF8(s.String(), "\uFFFD")) })
+}
+
+// eachString calls f with every string in v, copying each slice first when
+// f is to change them.
+func eachString(v reflect.Value, copySlices bool, f func(reflect.Value)) {
+	switch v.Kind() {
+	case reflect.String:
+		f(v)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				eachString(v.Field(i), copySlices, f)
+			}
+		}
+	case reflect.Slice:
+		if copySlices && v.Len() > 0 {
+			c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			reflect.Copy(c, v)
+			v.Set(c)
+		}
+		for i := range v.Len() {
+			eachString(v.Index(i), copySlices, f)
+		}
+	}
 }
 
 // TableChunk is one [[pattern]] table's text and the line it starts on.
