@@ -61,6 +61,9 @@ type env struct {
 	toolFiles bool
 	// now, when set, is the clock of the stores it opens (tests pin it).
 	now func() time.Time
+	// hook: the command answers an agent's hook, which never fails (not
+	// even when its answer cannot be written).
+	hook bool
 }
 
 // structured hands v (the command's --json value) to collect, if set.
@@ -166,8 +169,31 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		cwd = "."
 	}
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, cwd: cwd}
-	return e.main(args)
+	out := &outputWriter{w: stdout}
+	e := &env{stdin: stdin, stdout: out, stderr: stderr, getenv: os.Getenv, cwd: cwd}
+	code := e.main(args)
+	if code == exitOK && out.err != nil && !e.hook {
+		return e.fail(out.err)
+	}
+	return code
+}
+
+// outputWriter keeps the first error of a write to stdout: a command whose
+// output went to a full disk (lore resume > ctx.md) must not report
+// success. A closed pipe ends lore by SIGPIPE before an error comes back,
+// as it ends any program (lore list | head).
+type outputWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outputWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	o.err = err
+	return n, err
 }
 
 func (e *env) main(args []string) int {

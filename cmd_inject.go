@@ -44,6 +44,7 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	// lore does not know: it is skipped, and any other flag error is
 	// silent, as every hook failure is.
 	hook := slices.Contains(args, "--stdin")
+	e.hook = hook
 	fs.ParseErrorsAllowlist.UnknownFlags = hook
 	if err := e.parse(fs, injectHelp, args); err != nil {
 		if hook && err != errHelpShown {
