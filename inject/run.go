@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +35,34 @@ const HookIndexBudget = 30 * time.Millisecond
 
 // maxHookInput bounds what is read from stdin.
 const maxHookInput = 8 << 20
+
+// readHookInput reads the host's JSON object from in: up to its closing
+// brace, without waiting for in to close (a host or wrapper that keeps
+// stdin open would hold the prompt until it did), and within ctx's
+// deadline. What follows the object is not read.
+func readHookInput(ctx context.Context, in io.Reader) ([]byte, error) {
+	type read struct {
+		data json.RawMessage
+		err  error
+	}
+	done := make(chan read, 1)
+	go func() {
+		lr := &io.LimitedReader{R: in, N: maxHookInput + 1}
+		var r read
+		if err := json.NewDecoder(lr).Decode(&r.data); lr.N <= 0 {
+			r.err = fmt.Errorf("hook input is over %d MiB: ignored", maxHookInput>>20)
+		} else if err != nil {
+			r.err = fmt.Errorf("hook input is not a JSON object: %w", err)
+		}
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case <-ctx.Done():
+		return nil, errors.New("no hook input within the deadline")
+	}
+}
 
 // Budget resolves the token budget: an explicit flag, then
 // LORE_CONTEXT_BUDGET, then config.toml, then the default.
@@ -172,12 +201,9 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	}()
 	ctx, cancel := context.WithTimeout(ctx, HookDeadline)
 	defer cancel()
-	data, err := io.ReadAll(io.LimitReader(in, maxHookInput+1))
+	data, err := readHookInput(ctx, in)
 	if err != nil {
 		return err
-	}
-	if len(data) > maxHookInput {
-		return fmt.Errorf("hook input is over %d MiB: ignored", maxHookInput>>20)
 	}
 	hin, err := ParseHookInput(data)
 	if err != nil {
