@@ -61,6 +61,12 @@ func (o *captureOptions) tagFlag(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.files, "file", nil, "anchor the record to this file, or these lines of it (repeatable)")
 }
 
+// stdinHelp is what every verb that takes a record's text says of "-".
+const stdinHelp = `
+
+A lone - in place of the text reads it from stdin, for text too long or
+too awkward to quote (after --, - is the text itself).`
+
 // parseText parses flags and joins the positional words into the text.
 func (e *env) parseText(fs *pflag.FlagSet, help string, args []string, what string) (string, error) {
 	if err := e.parse(fs, help, args); err != nil {
@@ -131,7 +137,7 @@ func (e *env) printCaptured(r *record.Record, err error) error {
 
 const rememberHelp = `Usage: lore remember "<decision>" [--rationale R] [--alternatives A] [--tags t1,t2] [--file F]...
 
-Record a decision in the journal and print its short ID.` + anchorHelp
+Record a decision in the journal and print its short ID.` + stdinHelp + anchorHelp
 
 func cmdRemember(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -149,7 +155,7 @@ const learnHelp = `Usage: lore learn "<pattern>" [--context C] [--solution S] [-
 
 Record a pattern (a lesson: in this context, do this) or, with --anti, an
 anti-pattern, and print its short ID. Confidence defaults to 0.7 and rises
-with 'lore patterns validate'.` + anchorHelp
+with 'lore patterns validate'.` + stdinHelp + anchorHelp
 
 func cmdLearn(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -189,7 +195,7 @@ func observation(*record.Record) error { return nil }
 const failHelp = `Usage: lore fail <ErrorType> "<message>" [--tool T] [--tags t1,t2] [--file F]...
 
 Record a failure and print its short ID. ErrorType is one word, such as
-NonZeroExit, TypeError or ImportError; 'lore failures triggers' counts them.` + anchorHelp
+NonZeroExit, TypeError or ImportError; 'lore failures triggers' counts them.` + stdinHelp + anchorHelp
 
 func cmdFail(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -216,7 +222,7 @@ func cmdFail(_ context.Context, e *env, args []string) error {
 const handoffHelp = `Usage: lore handoff "<summary>" [--next N]... [--blocked B]... [--tags t1,t2] [--file F]...
 
 Record where this session leaves off, and print its short ID. 'lore resume'
-shows the latest handoff to the next session.` + anchorHelp
+shows the latest handoff to the next session.` + stdinHelp + anchorHelp
 
 func cmdHandoff(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -233,7 +239,7 @@ func cmdHandoff(_ context.Context, e *env, args []string) error {
 const observeHelp = `Usage: lore observe "<text>" [--tags t1,t2] [--file F]...
 
 Note an observation in the inbox, to triage later with 'lore inbox promote'
-or 'lore inbox dismiss'. Prints its short ID.` + anchorHelp
+or 'lore inbox dismiss'. Prints its short ID.` + stdinHelp + anchorHelp
 
 func cmdObserve(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -255,7 +261,7 @@ Record anything; the kind follows from the flags:
   --error-type (and --tool)              a failure
   --next or --blocked                    a handoff
   none of these                          an observation
-Flags of two different kinds are refused.` + anchorHelp
+Flags of two different kinds are refused.` + stdinHelp + anchorHelp
 
 func cmdCapture(_ context.Context, e *env, args []string) error {
 	var o captureOptions

@@ -108,7 +108,7 @@ func (e *env) update(s *store.Store, k record.Kind, ref string, change func(*rec
 
 func cmdJournal(_ context.Context, e *env, args []string) error {
 	verbs := map[string]subcommand{
-		"revise": {`lore journal revise <id> "<new text>" [--rationale R]   append a new version of a decision`, func(e *env, help string, args []string) error {
+		"revise": {`lore journal revise <id> "<new text>"|- [--rationale R]   append a new version of a decision`, func(e *env, help string, args []string) error {
 			fs := newFlags("journal revise")
 			rationale := fs.String("rationale", "", "the new rationale (kept if not given)")
 			if err := e.parse(fs, help, args); err != nil {
@@ -117,13 +117,17 @@ func cmdJournal(_ context.Context, e *env, args []string) error {
 			if fs.NArg() < 2 {
 				return usageError("", "journal revise: want a decision ID and the new text")
 			}
+			text, err := e.textArgs(fs, 1, "new text")
+			if err != nil {
+				return err
+			}
 			s, err := e.openStore()
 			if err != nil {
 				return err
 			}
-			return e.update(s, record.Decision, fs.Arg(0), journal.Revise(strings.Join(fs.Args()[1:], " "), *rationale), "revised", "already says that")
+			return e.update(s, record.Decision, fs.Arg(0), journal.Revise(text, *rationale), "revised", "already says that")
 		}},
-		"abandon": idVerb("journal abandon", "lore journal abandon <id>                                 mark a decision abandoned", "abandoned", "is already abandoned", record.Decision, journal.Abandon),
+		"abandon": idVerb("journal abandon", "lore journal abandon <id>                                   mark a decision abandoned", "abandoned", "is already abandoned", record.Decision, journal.Abandon),
 	}
 	return e.dispatch("journal", "", verbs, args)
 }
