@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"lore/failures"
 	"lore/inject"
 )
 
@@ -12,8 +13,9 @@ const resumeHelp = `Usage: lore resume [--json] [--budget N] [--no-git]
 
 Where the last session left off: the latest handoff (summary, next steps,
 blockers), what git says happened since it (commits since the handoff's
-commit, the branch, uncommitted files), recent decisions, the most trusted
-patterns, recurring failures and the inbox. With --budget, the view is the
+commit, the branch, uncommitted files), the failures recorded since it,
+recent decisions, the most trusted patterns, recurring failures and the
+inbox. With --budget, the view is the
 block the SessionStart hook injects, cut to N tokens.`
 
 func cmdResume(ctx context.Context, e *env, args []string) error {
@@ -50,7 +52,8 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 			"git":                v.Git,
 			"decisions":          recordsJSON(v.Decisions),
 			"patterns":           recordsJSON(v.Patterns),
-			"recurring_failures": v.Failures,
+			"recent_failures":    recordsJSON(v.Recent),
+			"recurring_failures": append([]failures.Trigger{}, v.Failures...), // [], not null
 			"inbox":              v.Inbox,
 			"stale":              v.Stale,
 		}

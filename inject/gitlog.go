@@ -44,7 +44,7 @@ func StartGit(ctx context.Context, getenv func(string) string, repoDir, storeDir
 // since is the handoff's commit; when the handoff was made before the first
 // commit, sinceTime (its timestamp) stands in.
 func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime time.Time) *GitChanges {
-	g := &GitChanges{Since: since}
+	g := &GitChanges{Since: since, Commits: []string{}, Uncommitted: []string{}} // [] in JSON, not null
 	// After a rebase the handoff's commit is no longer HEAD's ancestor, and
 	// since..HEAD would also list the rebased copies of the commits it
 	// came after: --cherry-pick drops a commit whose change the handoff's

@@ -32,7 +32,10 @@ type Resume struct {
 	Git       *GitChanges        `json:"git,omitempty"`
 	Decisions []*record.Record   `json:"-"`
 	Patterns  []*record.Record   `json:"-"`
-	Failures  []failures.Trigger `json:"recurring_failures"`
+	// Recent are the failures recorded since the handoff, but those of a
+	// type Failures already shows.
+	Recent   []*record.Record   `json:"-"`
+	Failures []failures.Trigger `json:"recurring_failures"`
 	Inbox     int                `json:"inbox"` // observations waiting for triage
 	// Stale says, by record ID, how the code a shown record is anchored
 	// to has changed since (see CheckAnchors).
@@ -106,6 +109,11 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, o ResumeOptions) *Re
 	if len(v.Failures) > resumeFailures {
 		v.Failures = v.Failures[:resumeFailures]
 	}
+	var since int64
+	if v.Handoff != nil {
+		since = v.Handoff.Created.UnixNano()
+	}
+	v.Recent = recentFailures(snap, since, v.Failures)
 	v.Git = <-gitDone
 	return v
 }
@@ -138,7 +146,7 @@ func (v *Resume) Records() []*record.Record {
 	if v.Handoff != nil {
 		out = append(out, v.Handoff)
 	}
-	return append(append(out, v.Decisions...), v.Patterns...)
+	return append(append(append(out, v.Recent...), v.Decisions...), v.Patterns...)
 }
 
 // Entries lays the view out as block entries, most important first, so
@@ -171,7 +179,7 @@ func (v *Resume) Entries() []Entry {
 	if g := v.Git; g != nil {
 		es = append(es, Entry{ID: "git", Full: g.text(), Summary: g.summary(), Notice: true})
 	}
-	for _, r := range append(slices.Clip(v.Decisions), v.Patterns...) {
+	for _, r := range append(append(slices.Clip(v.Recent), v.Decisions...), v.Patterns...) {
 		es = append(es, recordEntry(r, v.Stale[r.ID]))
 	}
 	for _, t := range v.Failures {
@@ -264,4 +272,34 @@ func Recurring(snap *index.Snapshot, min int, ids bool) []failures.Trigger {
 		}
 	}
 	return failures.Triggers(seen, min, func(i int) string { return snap.Record(i).Text })
+}
+
+// recentFailures are the newest active failures created after since (the
+// handoff: what went wrong in the last session), but those of an error
+// type a recurring failure already shows with its last occurrence.
+func recentFailures(snap *index.Snapshot, since int64, recurring []failures.Trigger) []*record.Record {
+	shown := map[string]bool{}
+	for _, t := range recurring {
+		shown[strings.ToLower(t.ErrorType)] = true
+	}
+	var best []index.KindRow // newest first, at most resumeFailures
+	for f := range snap.OfKind(record.Failure) {
+		if f.Status != record.StatusActive || f.Created <= since ||
+			len(best) == resumeFailures && f.Created <= best[len(best)-1].Created {
+			continue
+		}
+		if et, _ := snap.ErrorTool(f.Doc); shown[strings.ToLower(et)] {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(best, f.Created, func(r index.KindRow, c int64) int { return cmp.Compare(c, r.Created) })
+		best = slices.Insert(best, i, f)
+		if len(best) > resumeFailures {
+			best = best[:resumeFailures]
+		}
+	}
+	out := make([]*record.Record, len(best))
+	for i, f := range best {
+		out[i] = snap.Record(f.Doc)
+	}
+	return out
 }
