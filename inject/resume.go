@@ -28,15 +28,15 @@ const (
 
 // Resume is where the last session left off.
 type Resume struct {
-	Handoff   *record.Record     `json:"-"`
-	Git       *GitChanges        `json:"git,omitempty"`
-	Decisions []*record.Record   `json:"-"`
-	Patterns  []*record.Record   `json:"-"`
+	Handoff   *record.Record   `json:"-"`
+	Git       *GitChanges      `json:"git,omitempty"`
+	Decisions []*record.Record `json:"-"`
+	Patterns  []*record.Record `json:"-"`
 	// Recent are the failures recorded since the handoff, but those of a
 	// type Failures already shows.
 	Recent   []*record.Record   `json:"-"`
 	Failures []failures.Trigger `json:"recurring_failures"`
-	Inbox     int                `json:"inbox"` // observations waiting for triage
+	Inbox    int                `json:"inbox"` // observations waiting for triage
 	// Stale says, by record ID, how the code a shown record is anchored
 	// to has changed since (see CheckAnchors).
 	Stale map[string]string `json:"stale,omitempty"`
