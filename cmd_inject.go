@@ -36,7 +36,7 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	stdin := fs.Bool("stdin", false, "hook mode: read the hook JSON from stdin")
 	budget := fs.Int("budget", 0, "token budget (`N` tokens of about 4 characters)")
 	explain := fs.Bool("explain", false, "show each candidate's score and factors")
-	asJSON := fs.Bool("json", false, "print the hook's JSON answer")
+	asJSON := fs.Bool("json", false, "print the hook's JSON answer (with --explain: the candidates as JSON)")
 	hostTrusted := fs.Bool("host-trusted", false, "hook mode: the hook is in the repository's own settings (see lore trust --help)")
 	// Hook mode never fails the prompt: Claude Code and Codex read exit
 	// code 2 as "block the prompt" (or, for Stop, "keep going"). A hook
@@ -73,7 +73,7 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	}
 	ix := inject.NewIndex(snap, s.Config).CheckAnchors(e.codeChecker(s))
 	if *explain {
-		return e.explain(ix, text, s.Config.Inject.MinRelevance, s.Clock)
+		return e.explain(ix, text, s.Config.Inject.MinRelevance, s.Clock, *asJSON)
 	}
 	r := inject.PromptContext(ix, s.Config, text, inject.Budget(*budget, e.getenv, s.Config), s.Clock(), nil)
 	if r.Text == "" {
@@ -94,12 +94,28 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 
 // explain prints the strongest candidates, injected or not, with every
 // factor of their score and the gate's reason.
-func (e *env) explain(ix *inject.Index, text string, minRelevance float64, clock func() time.Time) error {
+// With asJSON, the same as one JSON object, each candidate's factors under
+// the names the text gives them.
+func (e *env) explain(ix *inject.Index, text string, minRelevance float64, clock func() time.Time, asJSON bool) error {
+	res := ix.Rank(text, inject.Options{Now: clock(), Limit: explainLimit})
+	if asJSON {
+		type candidate struct {
+			ID      string `json:"id"`
+			Short   string `json:"short"`
+			Summary string `json:"summary"`
+			inject.Scored
+		}
+		cands := []candidate{}
+		for _, sc := range res {
+			cands = append(cands, candidate{sc.Rec.ID, sc.Rec.Short(), inject.Summary(sc.Rec), sc})
+		}
+		return e.printJSON(map[string]any{"keywords": append([]string{}, inject.Words(text)...),
+			"gate": inject.GateRule(minRelevance), "score": inject.ScoreRule(), "candidates": cands})
+	}
 	fmt.Fprintf(e.stdout, "keywords: %s\n", termSafe(strings.Join(inject.Words(text), " ")))
 	fmt.Fprintf(e.stdout, "gate: %s\n", inject.GateRule(minRelevance))
 	fmt.Fprintln(e.stdout, inject.ScoreRule())
 	fmt.Fprintln(e.stdout)
-	res := ix.Rank(text, inject.Options{Now: clock(), Limit: explainLimit})
 	if len(res) == 0 {
 		fmt.Fprintln(e.stdout, "no record matches any keyword")
 		return nil

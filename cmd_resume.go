@@ -32,6 +32,9 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 	if err := checkBudget(fs, "resume", *budget); err != nil {
 		return err
 	}
+	if *asJSON && fs.Changed("budget") {
+		return usageError("run 'lore resume --help'", "resume: --budget cuts the text block to size; --json is the whole view: use one")
+	}
 	s, err := e.openStore()
 	if err != nil {
 		return err
