@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,7 +76,17 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	if *explain {
 		return e.explain(ix, text, s.Config.Inject.MinRelevance, s.Clock, *asJSON)
 	}
-	r := inject.PromptContext(ix, s.Config, text, inject.Budget(*budget, e.getenv, s.Config), s.Clock(), nil)
+	if v := e.getenv("LORE_CONTEXT_BUDGET"); v != "" && !fs.Changed("budget") {
+		if n, err := strconv.Atoi(v); err != nil || n <= 0 {
+			e.warn("LORE_CONTEXT_BUDGET=%q is not a number of tokens above 0: ignored", v)
+		}
+	}
+	tokens := inject.Budget(*budget, e.getenv, s.Config)
+	r := inject.PromptContext(ix, s.Config, text, tokens, s.Clock(), nil)
+	if r.Text == "" && tokens < inject.MinBudget {
+		e.warn("the budget, %d tokens, is below %d, the smallest block: nothing is injected", tokens, inject.MinBudget)
+		return nil
+	}
 	if r.Text == "" {
 		fmt.Fprintln(e.stderr, "lore: nothing relevant to inject")
 		return nil

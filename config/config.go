@@ -153,16 +153,20 @@ func LoadConfig(dir string) (*Config, error) {
 		return nil, &ConfigError{path, line, msg}
 	}
 	for _, k := range md.Undecoded() {
-		cfg.Notes = append(cfg.Notes, ConfigError{path, keyLine(data, k[len(k)-1]),
+		line := keyLine(data, strings.Join(k[:len(k)-1], "."), k[len(k)-1])
+		if line == 0 { // a table: its header
+			line = keyLine(data, k.String(), "")
+		}
+		cfg.Notes = append(cfg.Notes, ConfigError{path, line,
 			fmt.Sprintf("unknown key %q: ignored (a newer lore's setting, or a typo)", k.String())})
 	}
 	if cfg.Format > record.FormatVersion {
-		return nil, fmt.Errorf("%s:%d: %w", path, keyLine(data, "format"), &record.ErrNewerFormat{Version: cfg.Format})
+		return nil, fmt.Errorf("%s:%d: %w", path, keyLine(data, "", "format"), &record.ErrNewerFormat{Version: cfg.Format})
 	}
 	if err := cfg.validate(path, data); err != nil {
 		return nil, err
 	}
-	cfg.clamp(path, data)
+	cfg.clamp(path, data, md)
 	return cfg, nil
 }
 
@@ -179,41 +183,44 @@ const (
 )
 
 // clamp holds the settings to the bounds above, noting each change.
-func (c *Config) clamp(path string, data []byte) {
-	note := func(key, msg string) {
-		c.Notes = append(c.Notes, ConfigError{path, keyLine(data, key), fmt.Sprintf("key %q: %s", key, msg)})
+func (c *Config) clamp(path string, data []byte, md toml.MetaData) {
+	note := func(table, key, msg string) {
+		c.Notes = append(c.Notes, ConfigError{path, keyLine(data, table, key), fmt.Sprintf("key %q: %s", dotted(table, key), msg)})
+	}
+	if c.Inject.Budget == 0 && md.IsDefined("inject", "budget") {
+		note("inject", "budget", "0 sets no budget, so lore uses its default (see lore inject --help)")
 	}
 	if c.Inject.MinRelevance < MinRelevanceFloor {
-		note("min_relevance", fmt.Sprintf("%g is below %g, so lore uses %g", c.Inject.MinRelevance, MinRelevanceFloor, MinRelevanceFloor))
+		note("inject", "min_relevance", fmt.Sprintf("%g is below %g, so lore uses %g", c.Inject.MinRelevance, MinRelevanceFloor, MinRelevanceFloor))
 		c.Inject.MinRelevance = MinRelevanceFloor
 	}
 	if c.Anchors.NamedBoost > WeightCap {
-		note("named_boost", fmt.Sprintf("%g is above %g, so lore uses %g", c.Anchors.NamedBoost, WeightCap, WeightCap))
+		note("anchors", "named_boost", fmt.Sprintf("%g is above %g, so lore uses %g", c.Anchors.NamedBoost, WeightCap, WeightCap))
 		c.Anchors.NamedBoost = WeightCap
 	}
 	if c.Inject.MaxItems == 0 {
-		note("max_items", "0 would show no record whole, so lore uses 1 (to stop injecting, remove lore's hooks: lore hooks uninstall)")
+		note("inject", "max_items", "0 would show no record whole, so lore uses 1 (to stop injecting, remove lore's hooks: lore hooks uninstall)")
 		c.Inject.MaxItems = 1
 	}
 	if c.Inject.MaxItems > MaxItemsCap {
-		note("max_items", fmt.Sprintf("%d is above %d, so lore uses %d", c.Inject.MaxItems, MaxItemsCap, MaxItemsCap))
+		note("inject", "max_items", fmt.Sprintf("%d is above %d, so lore uses %d", c.Inject.MaxItems, MaxItemsCap, MaxItemsCap))
 		c.Inject.MaxItems = MaxItemsCap
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Weights)) {
 		if w := c.Weights[k]; w > WeightCap {
-			note(k, fmt.Sprintf("weight %g is above %g, so lore uses %g", w, WeightCap, WeightCap))
+			note("weights", k, fmt.Sprintf("weight %g is above %g, so lore uses %g", w, WeightCap, WeightCap))
 			c.Weights[k] = WeightCap
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Synonyms)) {
 		if ws := c.Synonyms[k]; len(ws) > SynonymWordsCap {
-			note(k, fmt.Sprintf("%d synonyms, more than %d: lore uses the first %d", len(ws), SynonymWordsCap, SynonymWordsCap))
+			note("synonyms", k, fmt.Sprintf("%d synonyms, more than %d: lore uses the first %d", len(ws), SynonymWordsCap, SynonymWordsCap))
 			c.Synonyms[k] = ws[:SynonymWordsCap]
 		}
 	}
 	if len(c.Synonyms) > SynonymsCap {
 		keys := slices.Sorted(maps.Keys(c.Synonyms))
-		note("synonyms", fmt.Sprintf("%d groups, more than %d: lore uses the first %d in alphabetical order", len(keys), SynonymsCap, SynonymsCap))
+		note("synonyms", "", fmt.Sprintf("%d groups, more than %d: lore uses the first %d in alphabetical order", len(keys), SynonymsCap, SynonymsCap))
 		for _, k := range keys[SynonymsCap:] {
 			delete(c.Synonyms, k)
 		}
@@ -221,41 +228,41 @@ func (c *Config) clamp(path string, data []byte) {
 }
 
 func (c *Config) validate(path string, data []byte) error {
-	bad := func(key, msg string) error {
-		return &ConfigError{path, keyLine(data, key), fmt.Sprintf("key %q: %s", key, msg)}
+	bad := func(table, key, msg string) error {
+		return &ConfigError{path, keyLine(data, table, key), fmt.Sprintf("key %q: %s", dotted(table, key), msg)}
 	}
 	if c.Inject.Budget < 0 {
-		return bad("budget", "must not be negative")
+		return bad("inject", "budget", "must not be negative")
 	}
 	if c.Inject.MinRelevance < 0 {
-		return bad("min_relevance", "must not be negative")
+		return bad("inject", "min_relevance", "must not be negative")
 	}
 	if c.Inject.MaxItems < 0 {
-		return bad("max_items", "must not be negative")
+		return bad("inject", "max_items", "must not be negative")
 	}
 	if c.Inject.HalfLifeDays <= 0 {
-		return bad("half_life_days", "must be positive")
+		return bad("inject", "half_life_days", "must be positive")
 	}
 	// TOML has nan and inf; either would turn every score into NaN.
 	if math.IsNaN(c.Inject.MinRelevance) {
-		return bad("min_relevance", "must be a number")
+		return bad("inject", "min_relevance", "must be a number")
 	}
 	if math.IsNaN(c.Inject.HalfLifeDays) || math.IsInf(c.Inject.HalfLifeDays, 1) {
-		return bad("half_life_days", "must be a number")
+		return bad("inject", "half_life_days", "must be a number")
 	}
 	for key, v := range map[string]float64{"gone_weight": c.Anchors.GoneWeight, "named_boost": c.Anchors.NamedBoost} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return bad(key, "must be a number, not negative")
+			return bad("anchors", key, "must be a number, not negative")
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Weights)) {
 		if _, err := record.ParseKind(k); err != nil {
-			return bad(k, "not a kind")
+			return bad("weights", k, "not a kind")
 		}
 		if w := c.Weights[k]; w < 0 {
-			return bad(k, "weight must not be negative")
+			return bad("weights", k, "weight must not be negative")
 		} else if math.IsNaN(w) {
-			return bad(k, "weight must be a number")
+			return bad("weights", k, "weight must be a number")
 		}
 	}
 	return nil
@@ -285,19 +292,41 @@ func (c *Config) Weight(k record.Kind) float64 {
 	return defaults().Weights[string(k)]
 }
 
-// keyLine finds the first line that assigns key, for messages about keys
-// the TOML decoder does not position.
-func keyLine(data []byte, key string) int {
+// keyLine is the line (1-based) that sets key in table ("" for the top
+// level), or the line of the table's own header when key is "" or not set
+// there; 0 if none. The same key may be set in several tables
+// ([synonyms] budget, [inject] budget): only the one in table is the one
+// the message is about.
+func keyLine(data []byte, table, key string) int {
+	cur, header := "", 0
 	for i, l := range strings.Split(string(data), "\n") {
 		l = strings.TrimSpace(l)
-		if rest, ok := strings.CutPrefix(l, key); ok && strings.HasPrefix(strings.TrimSpace(rest), "=") {
-			return i + 1
+		if strings.HasPrefix(l, "[") {
+			name, _, _ := strings.Cut(l, "#")
+			cur = strings.Trim(strings.TrimSpace(name), "[] ")
+			if cur == table {
+				header = i + 1
+			}
+			continue
 		}
-		if rest, ok := strings.CutPrefix(l, `"`+key+`"`); ok && strings.HasPrefix(strings.TrimSpace(rest), "=") {
-			return i + 1
+		if cur != table || key == "" {
+			continue
+		}
+		for _, k := range []string{key, `"` + key + `"`} {
+			if rest, ok := strings.CutPrefix(l, k); ok && strings.HasPrefix(strings.TrimSpace(rest), "=") {
+				return i + 1
+			}
 		}
 	}
-	return 0
+	return header
+}
+
+// dotted is how messages name key in table: inject.budget.
+func dotted(table, key string) string {
+	if table == "" || key == "" {
+		return table + key
+	}
+	return table + "." + key
 }
 
 // defaultSynonyms must say what DefaultConfig's [synonyms] says; a test

@@ -252,8 +252,25 @@ func loadText(t *testing.T, body string) *Config {
 
 func TestMaxItemsZeroIsNotedAndUsesOne(t *testing.T) {
 	cfg := loadText(t, "[inject]\nmax_items = 0\n")
-	if cfg.Inject.MaxItems != 1 || len(cfg.Notes) != 1 || !strings.Contains(cfg.Notes[0].Error(), `config.toml:2: key "max_items": 0 would show no record whole`) {
+	if cfg.Inject.MaxItems != 1 || len(cfg.Notes) != 1 || !strings.Contains(cfg.Notes[0].Error(), `config.toml:2: key "inject.max_items": 0 would show no record whole`) {
 		t.Errorf("max_items = 0: uses %d, notes %v", cfg.Inject.MaxItems, cfg.Notes)
+	}
+}
+
+func TestNotesNameTheLineOfTheirKeyOrTable(t *testing.T) {
+	cfg := loadText(t, "[synonyms]\nbudget = [\"cost\"]\n\n[injct]\nbudget = 5\n[inject]\nbudgt = 3\nbudget = 0\n")
+	var got []string
+	for _, n := range cfg.Notes {
+		got = append(got, fmt.Sprintf("%d %s", n.Line, n.Msg))
+	}
+	want := []string{
+		`4 unknown key "injct": ignored (a newer lore's setting, or a typo)`,
+		`5 unknown key "injct.budget": ignored (a newer lore's setting, or a typo)`,
+		`7 unknown key "inject.budgt": ignored (a newer lore's setting, or a typo)`,
+		`8 key "inject.budget": 0 sets no budget, so lore uses its default (see lore inject --help)`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -261,13 +278,17 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{"[inject]\nbudget = \"x\"\n", `config.toml:2: key "inject.budget": is a string, where an integer is expected`},
 		{"[inject]\nbudget = [1]\n", `config.toml:2: key "inject.budget": is an array, where an integer is expected`},
-		{"[weights]\nwidget = 1.0\n", `config.toml:2: key "widget": not a kind`},
+		{"[weights]\nwidget = 1.0\n", `config.toml:2: key "weights.widget": not a kind`},
 		{"format = 1\n[inject\n", `config.toml:2: expected '.' or ']' to end table name`},
-		{"[inject]\nmin_relevance = nan\n", `config.toml:2: key "min_relevance": must be a number`},
-		{"[inject]\nhalf_life_days = inf\n", `config.toml:2: key "half_life_days": must be a number`},
-		{"[inject]\nhalf_life_days = nan\n", `config.toml:2: key "half_life_days": must be a number`},
-		{"[weights]\npattern = nan\n", `config.toml:2: key "pattern": weight must be a number`},
-		{"[inject]\nmax_items = -3\n", `config.toml:2: key "max_items": must not be negative`},
+		{"[inject]\nmin_relevance = nan\n", `config.toml:2: key "inject.min_relevance": must be a number`},
+		{"[inject]\nhalf_life_days = inf\n", `config.toml:2: key "inject.half_life_days": must be a number`},
+		{"[inject]\nhalf_life_days = nan\n", `config.toml:2: key "inject.half_life_days": must be a number`},
+		{"[weights]\npattern = nan\n", `config.toml:2: key "weights.pattern": weight must be a number`},
+		{"[inject]\nmax_items = -3\n", `config.toml:2: key "inject.max_items": must not be negative`},
+		// the same key in an earlier table is not the one meant
+		{"[synonyms]\nbudget = [\"cost\"]\n[inject]\nbudget = -5\n", `config.toml:4: key "inject.budget": must not be negative`},
+		// a table given a value: TOML's words, not Go's types
+		{"inject = 5\n", `config.toml:1: key "inject": is an integer, where a table is expected`},
 	} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "config.toml"), []byte(c.body), 0o644)

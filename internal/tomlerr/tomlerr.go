@@ -41,7 +41,12 @@ var typeErr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 func types(msg string) string {
 	m := typeWords().FindStringSubmatch(msg)
 	if m == nil {
-		return msg
+		// A table given a plain value: "type mismatch for
+		// config.InjectConfig: expected table but found int64".
+		if m = mismatchWords().FindStringSubmatch(msg); m == nil {
+			return msg
+		}
+		m[1], m[2] = m[2], m[1]
 	}
 	word := func(goType string) string {
 		switch {
@@ -55,7 +60,7 @@ func types(msg string) string {
 			return "a string"
 		case goType == "slice" || strings.HasPrefix(goType, "[]"):
 			return "an array"
-		case goType == "map" || goType == "struct" || strings.HasPrefix(goType, "map["):
+		case goType == "map" || goType == "struct" || goType == "table" || strings.HasPrefix(goType, "map["):
 			return "a table"
 		}
 		return goType
@@ -65,4 +70,8 @@ func types(msg string) string {
 
 var typeWords = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`TOML value has type ([\w\[\]]+); destination has type ([\w\[\]]+)`)
+})
+
+var mismatchWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`type mismatch for [\w.*\[\]]+: expected (\w+) but found ([\w\[\]]+)`)
 })
