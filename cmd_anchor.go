@@ -166,6 +166,18 @@ func reanchor(ctx context.Context, repo anchor.Repo, k *anchor.Checker, r *recor
 				"anchor: %s: %s is gone", r.Short(), st.Anchor.Path)
 		}
 		specs[i] = anchor.Spec{Path: st.Path, Start: st.Anchor.Start, End: st.Anchor.End}
+		if st.Edited() && st.Anchor.HasLines() && !st.Lines.Known {
+			// Without a comparison with the anchored content there is
+			// nothing to follow the lines through: keeping the range
+			// would point at other lines.
+			why := "lore could not compare it with the content it was anchored to"
+			if st.Lines.Lost {
+				why = "the content it was anchored to is not in this clone's git (never committed, or pruned since)"
+			}
+			return nil, usageError(fmt.Sprintf("name the lines it is about now with --file %s:START-END, or abandon the record", st.Path),
+				"anchor: %s: %s changed, and %s, so where lines %d-%d are now cannot be told",
+				r.Short(), st.Anchor.Path, why, st.Anchor.Start, st.Anchor.End)
+		}
 		if l := st.Lines; l.Known && !l.Binary && st.Anchor.Start > 0 {
 			// The lines moved with the edits above and within them.
 			if l.NowStart == 0 {

@@ -41,6 +41,11 @@ type State struct {
 // Stale reports whether the code is not as anchored.
 func (s State) Stale() bool { return s.Status != Fresh }
 
+// Edited reports whether the file's content is not the anchored one: it
+// changed, or moved and changed. Its Lines are unknown when the anchored
+// content is not in this clone's object database.
+func (s State) Edited() bool { return s.id != "" }
+
 // Checker derives anchors' states in one repository, through a cache (see
 // cache.go). It is not safe for concurrent use.
 type Checker struct {
@@ -163,7 +168,7 @@ func (k *Checker) current(ctx context.Context, paths []string) []fileEntry {
 		for j, i := range hash {
 			names[j] = paths[i]
 		}
-		ids, err := k.hashFiles(ctx, names)
+		ids, err := k.hashFiles(ctx, names, false)
 		for j, i := range hash {
 			if err != nil {
 				cur[i].id = unknown // git could not hash it: claim nothing
@@ -226,15 +231,16 @@ func (k *Checker) treeKey() string {
 }
 
 // follow looks for the gone anchors under other paths: git's rename
-// detection between the record's commit and the working tree, or, where
-// that commit is not in this clone, the anchored content unchanged at
-// another tracked path. It also dates each gone path's last commit.
+// detection from a commit that holds the path (see moved) to the working
+// tree, or, where no commit of this clone does, the anchored content
+// unchanged at another tracked path. It also dates each gone path's last
+// commit.
 func (k *Checker) follow(ctx context.Context, states []State, gone []int, commitOf func(i int) string) {
 	if key := k.treeKey(); key != k.c.tree {
 		k.c.setTree(key)
 		k.dirty = true
 	}
-	renames := map[string]map[string]string{} // commit → old path → new
+	renames := map[string]map[string]string{} // commit → old path → new, "" for deleted
 	var byBlob map[string]string
 	for _, i := range gone {
 		a := states[i].Anchor
@@ -244,13 +250,9 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int, commit
 		}
 		to, known := k.c.move(commit, a.Path)
 		if !known {
-			r, ok := renames[commit]
-			if !ok && commit != "" {
-				r = k.renames(ctx, commit)
-				renames[commit] = r
-			}
-			to, ok = r[a.Path]
-			if !ok && r == nil { // git could not tell: no commit, or not in this clone
+			var seen bool
+			to, seen = k.moved(ctx, renames, commit, a.Path)
+			if !seen { // no commit here holds the path
 				if byBlob == nil {
 					byBlob = k.trackedByID(ctx)
 				}
@@ -275,9 +277,47 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int, commit
 	}
 }
 
-// renames maps the paths git sees renamed between commit and the working
-// tree (what is committed, staged or changed in tracked files) to their
-// new paths; nil if git cannot tell.
+// moved is where git's rename detection finds path now ("" if it was
+// deleted), and whether a commit it could look from held path: the
+// anchor's commit, or else the last commit of HEAD's history that did.
+// The second finds a file that was not yet committed when it was anchored
+// (the usual order: the code, then the decision about it), or whose
+// anchor's commit this clone does not have (rewritten by a rebase in
+// another clone), and was committed, then renamed.
+func (k *Checker) moved(ctx context.Context, renames map[string]map[string]string, commit, path string) (string, bool) {
+	from := func(c string) (string, bool) {
+		r, ok := renames[c]
+		if !ok {
+			r = k.renames(ctx, c)
+			renames[c] = r
+		}
+		to, ok := r[path]
+		return to, ok
+	}
+	if commit != "" {
+		if to, ok := from(commit); ok {
+			return to, true
+		}
+	}
+	// The last commit that touched path: one that holds it (changed it,
+	// or added it), or one that removed or renamed it, whose parents held
+	// it.
+	out, err := k.git(ctx, "", "log", "-1", "--format=%H %P", "--", ":(literal)"+path)
+	if err != nil {
+		return "", false
+	}
+	for _, c := range strings.Fields(out) {
+		if to, ok := from(c); ok {
+			return to, true
+		}
+	}
+	return "", false
+}
+
+// renames maps the paths git sees renamed or deleted between commit and
+// the working tree (what is committed, staged or changed in tracked
+// files) to their new paths ("" if deleted); nil if git cannot tell (a
+// commit not in this clone).
 func (k *Checker) renames(ctx context.Context, commit string) map[string]string {
 	args := []string{"diff", "--find-renames", "--name-status", "-z", commit, "--"}
 	if k.Exclude != "" {
@@ -297,6 +337,9 @@ func (k *Checker) renames(ctx context.Context, commit string) map[string]string 
 			}
 			i += 2
 		case f[i] != "":
+			if f[i] == "D" && i+1 < len(f) {
+				m[f[i+1]] = ""
+			}
 			i++
 		}
 	}

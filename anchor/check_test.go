@@ -209,6 +209,40 @@ func TestLinesOf(t *testing.T) {
 			t.Errorf("%d-%d after %q (hunks %s): now %d-%d, want %d-%d", c.start, c.end, c.after, encodeHunks(hs, true), l.NowStart, l.NowEnd, c.nowStart, c.nowEnd)
 		}
 	}
+	// A hunk that straddles the range counts in it only the lines of the
+	// range it changed, and the range keeps to its own lines.
+	var twenty, ten strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&twenty, "%d\n", i)
+		if i <= 10 {
+			fmt.Fprintf(&ten, "y%d\n", i)
+		} else {
+			fmt.Fprintf(&ten, "%d\n", i)
+		}
+	}
+	for _, c := range []struct {
+		before, after string
+		start, end    int
+		want          Lines
+	}{
+		// sed '1,10s/^/y/': 4 of the 10 lines changed are in 5-8
+		{twenty.String(), ten.String(), 5, 8, Lines{Known: true, InRange: 4, Elsewhere: 6, NowStart: 5, NowEnd: 8}},
+		// lines 3-6 replaced by six: 5 and 6 changed in 5-8, two added
+		// inside it, 3 and 4 changed above it
+		{before, "1\n2\na\nb\nc\nd\ne\nf\n7\n8\n", 5, 8, Lines{Known: true, InRange: 4, Elsewhere: 2, NowStart: 5, NowEnd: 10}},
+		// the range's last line replaced by three: all three are in it
+		{before, "1\n2\n3\n4\nx\ny\nz\n6\n7\n8\n", 3, 5, Lines{Known: true, InRange: 3, NowStart: 3, NowEnd: 7}},
+		// lines 4-6 replaced by one: two of the range's lines changed or
+		// removed, one below it
+		{before, "1\n2\n3\nx\n7\n8\n", 3, 5, Lines{Known: true, InRange: 2, Elsewhere: 1, NowStart: 3, NowEnd: 4}},
+		// the same, from the range's start: it starts after what went
+		{before, "1\n2\n3\nx\n7\n8\n", 5, 7, Lines{Known: true, InRange: 2, Elsewhere: 1, NowStart: 5, NowEnd: 5}},
+	} {
+		hs, _ := compare(c.before, c.after)
+		if got := linesOf(encodeHunks(hs, true), c.start, c.end); got != c.want {
+			t.Errorf("%d-%d after %q (hunks %s): %+v, want %+v", c.start, c.end, c.after, encodeHunks(hs, true), got, c.want)
+		}
+	}
 	if _, text := compare("a\x00b", "a"); text {
 		t.Error("binary content compared as text")
 	}

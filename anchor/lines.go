@@ -2,6 +2,11 @@ package anchor
 
 import (
 	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +20,7 @@ import (
 // Lines is how much of a file changed since it was anchored.
 type Lines struct {
 	Known     bool // both contents were at hand and compared
+	Lost      bool // not Known: the anchored content is not in this clone's object database
 	Binary    bool // one of them is binary: no lines to count
 	InRange   int  // lines changed inside the anchored range
 	Elsewhere int  // lines changed outside it (all of them, without a range)
@@ -38,7 +44,8 @@ const diffTimeout = 200 * time.Millisecond
 
 // count fills in the Lines of changed and moved-and-changed states, from
 // the cache or by comparing the anchored content (read from git's object
-// database in one cat-file process) with the file in the working tree.
+// database in one cat-file process) with the file in the working tree,
+// as git would store it.
 func (k *Checker) count(ctx context.Context, states []State) {
 	// Anchors that name the same content share one count: look each
 	// pair of object IDs up once.
@@ -71,19 +78,55 @@ func (k *Checker) count(ctx context.Context, states []State) {
 		if !c.cached {
 			before, found := old[p.blob]
 			if !found {
-				continue // not in this clone: uncountable, and not cached, as a fetch may bring it
-			}
-			after, err := os.ReadFile(filepath.Join(k.Root, filepath.FromSlash(st.Path)))
-			if err != nil {
+				st.Lines.Lost = true // not in this clone: uncountable, and not cached, as a fetch may bring it
 				continue
 			}
-			c = count{encodeHunks(compare(before, string(after))), true}
+			after, ok := k.clean(st.Path, p.id)
+			if !ok {
+				continue
+			}
+			c = count{encodeHunks(compare(before, after)), true}
 			encs[p] = c
 			k.c.set(diffKey(p.blob, p.id), c.enc)
 			k.dirty = true
 		}
 		st.Lines = linesOf(c.enc, st.Anchor.Start, st.Anchor.End)
 	}
+}
+
+// clean is the file at path as git would store it, the content whose
+// object ID is id: the anchored content is compared with that, not with
+// the file's bytes, which differ in a repository that checks text out
+// with CRLF line ends (eol=crlf, core.autocrlf) while git stores LF. The
+// one conversion done here is git's end-of-line one, and the result is
+// checked against id; false for a file that reads as another content
+// (another conversion, or a file changed since it was hashed): that
+// change is not counted rather than counted wrong.
+func (k *Checker) clean(path, id string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(k.Root, filepath.FromSlash(path)))
+	if err != nil {
+		return "", false
+	}
+	data := string(b)
+	if objectID(data, id) == id {
+		return data, true
+	}
+	if lf := strings.ReplaceAll(data, "\r\n", "\n"); lf != data && objectID(lf, id) == id {
+		return lf, true
+	}
+	return "", false
+}
+
+// objectID is git's ID of a blob holding data, in the hash like's length
+// says (SHA-1, or SHA-256 for a repository that uses it).
+func objectID(data, like string) string {
+	var h hash.Hash = sha1.New()
+	if len(like) == 64 {
+		h = sha256.New()
+	}
+	io.WriteString(h, "blob "+strconv.Itoa(len(data))+"\x00")
+	io.WriteString(h, data)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // compare lists the changes from before to after, or nil and false if
@@ -136,6 +179,13 @@ func encodeHunks(hs []hunk, text bool) string {
 }
 
 // linesOf counts the changes in enc against the range start-end (none: 0).
+//
+// A hunk that replaces del old lines with add new ones is read line by
+// line: its first min(del, add) lines are each one line changed in place,
+// the rest removed (del > add) or added after the last old line (add >
+// del). So a hunk that straddles the range counts in it only the lines of
+// the range it changed, not the whole hunk (sed on lines 1-10 changes 4
+// lines of 5-8, not 10).
 func linesOf(enc string, start, end int) Lines {
 	if enc == "binary" {
 		return Lines{Known: true, Binary: true}
@@ -144,17 +194,20 @@ func linesOf(enc string, start, end int) Lines {
 	hs := decodeHunks(enc)
 	for _, h := range hs {
 		n := max(h.del, h.add)
-		var inside bool
-		if h.del > 0 {
-			inside = h.start <= end && h.start+h.del-1 >= start
-		} else {
-			inside = h.start > start && h.start <= end // inserted between two anchored lines
+		in := 0
+		if start > 0 {
+			// Old lines changed or removed inside the range.
+			in = max(0, min(end, h.start+h.del-1)-max(start, h.start)+1)
+			// Lines added beyond the old ones go in at line at (before
+			// old line at): inside when between two anchored lines, or
+			// right after a changed last line, which the range follows
+			// (see newLine).
+			if at := h.start + h.del; h.add > h.del && (at > start && at <= end || h.del > 0 && at == end+1) {
+				in += h.add - h.del
+			}
 		}
-		if start > 0 && inside {
-			l.InRange += n
-		} else {
-			l.Elsewhere += n
-		}
+		l.InRange += in
+		l.Elsewhere += n - in
 	}
 	if start > 0 {
 		l.NowStart, l.NowEnd = newLine(hs, start, false), newLine(hs, end, true)
@@ -183,9 +236,12 @@ func decodeHunks(enc string) []hunk {
 }
 
 // newLine is where old line n is in the new file, given the hunks in
-// order. A line that was replaced maps to the first line of what replaced
-// it, or with last (the end of a range) to its last; a line removed with
-// nothing in its place, to the line after it, or with last, the one before.
+// order. Inside a hunk, lines are paired in order (see linesOf): a line
+// changed in place maps to its new self. The last old line of a hunk,
+// with last (the end of a range), maps to the hunk's last new line, so
+// that lines added after it stay in the range; a line removed with
+// nothing in its place maps to the line after what replaced its hunk, or
+// with last, the one before.
 func newLine(hs []hunk, n int, last bool) int {
 	shift := 0
 	for _, h := range hs {
@@ -193,10 +249,14 @@ func newLine(hs []hunk, n int, last bool) int {
 		case h.del == 0 && h.start <= n, h.del > 0 && h.start+h.del-1 < n:
 			shift += h.add - h.del // wholly above line n
 		case h.del > 0 && h.start <= n: // line n is in this hunk
-			if last {
-				return h.start + shift + h.add - 1
+			at, o := h.start+shift, n-h.start // where the hunk's new lines start; n's place in it
+			switch {
+			case last && (o == h.del-1 || o >= h.add):
+				return at + h.add - 1
+			case o < h.add:
+				return at + o
 			}
-			return h.start + shift
+			return at + h.add
 		default:
 			return n + shift
 		}

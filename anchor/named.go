@@ -2,7 +2,9 @@ package anchor
 
 import (
 	"context"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -26,7 +28,7 @@ func (g Repo) Named(ctx context.Context, text, head string) []record.Anchor {
 	if len(words) == 0 {
 		return nil
 	}
-	args := []string{"ls-files", "-z", "--"}
+	args := []string{"ls-files", "--stage", "-z", "--"}
 	for _, w := range words {
 		if strings.Contains(w, "/") {
 			args = append(args, ":(literal)"+w)
@@ -38,7 +40,20 @@ func (g Repo) Named(ctx context.Context, text, head string) []record.Anchor {
 	if err != nil {
 		return nil
 	}
-	tracked := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
+	// Files only, in git's index and in the working tree: a symbolic
+	// link's content is where it leads (hash-object follows it, perhaps
+	// out of the repository), and a submodule is no file. (A conflicted
+	// file is listed once per stage.)
+	var tracked []string
+	for _, e := range strings.Split(out, "\x00") {
+		meta, p, ok := strings.Cut(e, "\t")
+		if !ok || !strings.HasPrefix(meta, "100644 ") && !strings.HasPrefix(meta, "100755 ") || len(tracked) > 0 && tracked[len(tracked)-1] == p {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(g.Root, filepath.FromSlash(p))); err == nil && fi.Mode().IsRegular() {
+			tracked = append(tracked, p)
+		}
+	}
 	var paths []string
 	for _, w := range words {
 		var match []string
@@ -54,7 +69,7 @@ func (g Repo) Named(ctx context.Context, text, head string) []record.Anchor {
 			break
 		}
 	}
-	ids, err := g.hashFiles(ctx, paths)
+	ids, err := g.hashFiles(ctx, paths, true)
 	if err != nil {
 		return nil
 	}

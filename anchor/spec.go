@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"lore/gitrepo"
 	"lore/record"
@@ -53,6 +55,9 @@ func ParseSpec(s string) (Spec, error) {
 	if s == "" {
 		return Spec{}, &SpecError{Msg: "empty path"}
 	}
+	if !utf8.ValidString(s) {
+		return Spec{}, &SpecError{s, notUTF8}
+	}
 	i := strings.LastIndexByte(s, ':')
 	if i < 0 || !isRange(s[i+1:]) {
 		return Spec{Path: s}, nil
@@ -78,10 +83,16 @@ func ParseSpec(s string) (Spec, error) {
 	return sp, nil
 }
 
-// shown is a path as an error names it: quoted if it holds anything that
-// would break the one line of the message.
+// notUTF8 refuses a path that is not UTF-8: records keep paths as JSON
+// and TOML text, which would store it with U+FFFD in place of its bytes,
+// naming no file, so that the anchor would be gone from the start.
+const notUTF8 = "the path is not valid UTF-8, and lore keeps paths as text; rename the file to anchor it"
+
+// shown is a path as an error names it: quoted (its bytes escaped) if it
+// holds anything that would break the one line of the message or is not
+// text.
 func shown(p string) string {
-	if strings.IndexFunc(p, unicode.IsControl) >= 0 {
+	if strings.IndexFunc(p, unicode.IsControl) >= 0 || !utf8.ValidString(p) {
 		return strconv.Quote(p)
 	}
 	return p
@@ -151,11 +162,17 @@ func (g Repo) check(dir string, sp Spec) (a record.Anchor, link bool, err error)
 		return fail("outside the repository (%s)", g.Root)
 	}
 	rel = filepath.ToSlash(rel)
+	if !utf8.ValidString(rel) { // the working directory's name, with a valid --file
+		return fail("%s", notUTF8)
+	}
 	if rel == "." {
 		return fail("is the repository itself; anchor files in it")
 	}
 	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
 		return fail("is inside .git")
+	}
+	if msg := g.symlink(rel, sp); msg != "" {
+		return fail("%s", msg)
 	}
 	fi, err := os.Stat(abs)
 	if err != nil {
@@ -196,6 +213,65 @@ func (g Repo) check(dir string, sp Spec) (a record.Anchor, link bool, err error)
 	return a, false, nil
 }
 
+// symlink says why a path with a symbolic link in it (the file itself, or
+// a directory on the way) cannot be anchored, or "" if it has none. git
+// tracks a link as the path it holds, never what it leads to, while
+// hash-object follows it: through one, lore would anchor content outside
+// the repository, in another repository, or under a path that git's
+// rename detection never sees. A link to something in the repository
+// points at that path instead.
+func (g Repo) symlink(rel string, sp Spec) string {
+	link := "" // the first link on the way, relative to the root
+	for p := range strings.SplitSeq(rel, "/") {
+		link = path.Join(link, p)
+		fi, err := os.Lstat(filepath.Join(g.Root, filepath.FromSlash(link)))
+		if err != nil {
+			return "" // not there: no such file, said later
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			break
+		}
+		if link == rel {
+			return ""
+		}
+	}
+	what := "is a symbolic link"
+	if link != rel {
+		what = "goes through the symbolic link " + shown(link)
+	}
+	abs := filepath.Join(g.Root, filepath.FromSlash(rel))
+	target, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return what + " to nothing that exists"
+	}
+	root, err := filepath.EvalSymlinks(g.Root)
+	if err != nil {
+		root = g.Root
+	}
+	kind := "a file"
+	if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+		kind = "a directory"
+	}
+	in, err := filepath.Rel(root, target)
+	if err != nil || in == ".." || strings.HasPrefix(in, ".."+string(filepath.Separator)) || filepath.IsAbs(in) {
+		return fmt.Sprintf("%s to %s outside the repository (%s)", what, kind, shown(target))
+	}
+	in = filepath.ToSlash(in)
+	switch {
+	case in == ".":
+		return what + " to the repository itself; anchor files in it"
+	case in == ".git" || strings.HasPrefix(in, ".git/"):
+		return what + " into .git"
+	case kind == "a directory":
+		return fmt.Sprintf("%s to the directory %s; anchor the files in it", what, shown(in))
+	}
+	to := in
+	if sp.Start > 0 {
+		to += fmt.Sprintf(":%d-%d", sp.Start, sp.End)
+	}
+	return fmt.Sprintf("%s to %s; anchor that file (--file %s)", what, shown(in), shown(to))
+}
+
 // nestedRepo is the repository-relative directory of a git repository
 // (a submodule, or a clone inside the tree) that holds dir, or "".
 func nestedRepo(root, dir string) string {
@@ -215,7 +291,7 @@ func (g Repo) identify(ctx context.Context, out []record.Anchor, files, links []
 	for i, k := range files {
 		paths[i] = out[k].Path
 	}
-	ids, err := g.hashFiles(ctx, paths)
+	ids, err := g.hashFiles(ctx, paths, true)
 	if err != nil {
 		return err
 	}
@@ -235,15 +311,33 @@ func (g Repo) identify(ctx context.Context, out []record.Anchor, files, links []
 	return nil
 }
 
-// hashFiles is the object ID git would give each file's content now
-// (hash-object, without -w: nothing is written), with the conversions
-// git itself applies (end of lines) and without the filter drivers a
-// repository config names, which lore never runs.
-func (g Repo) hashFiles(ctx context.Context, paths []string) ([]string, error) {
+// hashFiles is the object ID git would give each file's content now,
+// with the conversions git itself applies (end of lines) and without the
+// filter drivers a repository config names, which lore never runs.
+//
+// With store (at capture), the content is also written to git's object
+// database (hash-object -w), as a loose object nothing refers to until
+// it is committed: a change can then be counted, and a line range
+// followed, against content that was anchored before it was committed
+// (the usual order: code is written, then the decision recorded). git gc
+// prunes such an object once it is two weeks old (gc.pruneExpire; writing
+// the same content again restarts the clock) if neither a commit nor the
+// index refers to it by then; after that the change goes uncounted, as in
+// a clone that never had the content, and lore anchor says it cannot
+// follow the range. A repository git cannot write to still gets its
+// anchors, unstored.
+func (g Repo) hashFiles(ctx context.Context, paths []string, store bool) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	out, err := g.git(ctx, strings.Join(paths, "\n")+"\n", "hash-object", "--stdin-paths")
+	in := strings.Join(paths, "\n") + "\n"
+	out, err := "", error(nil)
+	if store {
+		out, err = g.git(ctx, in, "hash-object", "-w", "--stdin-paths")
+	}
+	if !store || err != nil {
+		out, err = g.git(ctx, in, "hash-object", "--stdin-paths")
+	}
 	if err != nil {
 		return nil, err
 	}

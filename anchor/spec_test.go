@@ -30,6 +30,8 @@ func TestParseSpec(t *testing.T) {
 		"a.go:0-3":                  "numbered from 1",
 		"a.go:5-3":                  "ends before it starts",
 		"a.go:99999999999999999999": "too large",
+		"f\xe9.txt":                 `--file "f\xe9.txt": the path is not valid UTF-8`,
+		"f\xe9.txt:1-2":             `--file "f\xe9.txt:1-2": the path is not valid UTF-8`,
 	}
 	for in, want := range bad {
 		if _, err := ParseSpec(in); err == nil || !strings.Contains(err.Error(), want) {

@@ -93,8 +93,9 @@ var vetted = map[string]struct {
 	"ls-files":  {worktree: true},
 	"rev-parse": {},
 	// hash-object hashes worktree files as git would store them, through
-	// the clean filters (switched off with the rest); lore never passes -w,
-	// so nothing is written to the repository.
+	// the clean filters (switched off with the rest); with -w, at capture,
+	// it writes each file's content as a loose object (see anchor's
+	// hashFiles), and runs no program.
 	"hash-object": {worktree: true},
 	// cat-file prints objects as stored: without --filters or --textconv
 	// it runs nothing.

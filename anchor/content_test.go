@@ -1,0 +1,104 @@
+package anchor
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Capture writes the anchored content to git's object database, so that
+// a file anchored before it was committed has its change counted and its
+// range followed.
+func TestCaptureKeepsTheContent(t *testing.T) {
+	ctx := context.Background()
+	g := gitRepo(t, map[string]string{"a.go": "a\n"})
+	head := run(t, g.Root, "rev-parse", "HEAD")
+	write(t, g.Root, "new.go", lines(10))
+	as, err := g.Resolve(ctx, g.Root, []Spec{{Path: "new.go", Start: 3, End: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := run(t, g.Root, "cat-file", "-t", as[0].Blob); out != "blob" {
+		t.Fatalf("the anchored content is not in git: %q", out)
+	}
+	write(t, g.Root, "new.go", "above\n"+lines(10))
+	st := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(ctx, as, func(int) string { return head })[0]
+	if want := (Lines{Known: true, Elsewhere: 1, NowStart: 4, NowEnd: 5}); st.Status != Changed || st.Lines != want || !st.Edited() {
+		t.Errorf("%s: %+v, want %+v", st.Describe(), st.Lines, want)
+	}
+}
+
+// A file anchored before its first commit, then committed, renamed and
+// edited, is found by rename detection from the last commit that held it: the
+// anchor's own commit never did.
+func TestFollowsAFileCommittedAfterItsAnchor(t *testing.T) {
+	ctx := context.Background()
+	g := gitRepo(t, map[string]string{"a.go": "a\n"})
+	head := run(t, g.Root, "rev-parse", "HEAD")
+	write(t, g.Root, "new.go", lines(20))
+	write(t, g.Root, "gone.go", lines(12))
+	as, err := g.Resolve(ctx, g.Root, []Spec{{Path: "new.go", Start: 5, End: 6}, {Path: "gone.go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, g.Root, "add", "-A")
+	run(t, g.Root, "commit", "-qm", "add")
+	run(t, g.Root, "mv", "new.go", "renamed.go")
+	run(t, g.Root, "rm", "-q", "gone.go")
+	l := strings.Split(lines(20), "\n")
+	l[4] = "five"
+	write(t, g.Root, "renamed.go", strings.Join(l, "\n"))
+	run(t, g.Root, "commit", "-qam", "mv")
+	got := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(ctx, as, func(int) string { return head })
+	if d := got[0].Describe(); d != "new.go:5-6 moved to renamed.go and changed, 1 line in 5-6, 1 in all" {
+		t.Errorf("renamed: %s", d)
+	}
+	if d := got[1].Describe(); d != "gone.go gone" {
+		t.Errorf("deleted: %s", d)
+	}
+}
+
+// A file checked out with CRLF line ends is compared as git stores it
+// (LF): one line changed is one line.
+func TestCountsAsGitStores(t *testing.T) {
+	ctx := context.Background()
+	g := gitRepo(t, map[string]string{".gitattributes": "*.txt text eol=crlf\n", "f.txt": lines(10)})
+	crlf := strings.ReplaceAll(lines(10), "\n", "\r\n")
+	write(t, g.Root, "f.txt", crlf)
+	as, err := g.Resolve(ctx, g.Root, []Spec{{Path: "f.txt", Start: 3, End: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := NewChecker(g, filepath.Join(t.TempDir(), "anchors"))
+	if st := k.Check(ctx, as, nil)[0]; st.Stale() {
+		t.Fatalf("CRLF checkout: %s", st.Describe())
+	}
+	l := strings.Split(crlf, "\r\n")
+	l[3] = "four"
+	write(t, g.Root, "f.txt", strings.Join(l, "\r\n"))
+	if d := k.Check(ctx, as, nil)[0].Describe(); d != "f.txt:3-5 changed since, 1 line in 3-5, 1 in all" {
+		t.Errorf("one CRLF line changed: %s", d)
+	}
+}
+
+// objectID is git's blob ID, SHA-1 or SHA-256 as the repository uses.
+func TestObjectID(t *testing.T) {
+	for _, format := range []string{"sha1", "sha256"} {
+		dir := t.TempDir()
+		run(t, dir, "init", "-q", "--object-format="+format)
+		for _, data := range []string{"", "a\n", "a\r\nb\x00c"} {
+			cmd := exec.Command("git", "hash-object", "--stdin")
+			cmd.Dir, cmd.Stdin = dir, strings.NewReader(data)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.TrimSpace(string(out))
+			if got := objectID(data, want); got != want {
+				t.Errorf("%s of %q: %s, want %s", format, data, got, want)
+			}
+		}
+	}
+}
