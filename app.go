@@ -204,7 +204,7 @@ func (e *env) main(args []string) int {
 	}
 	switch {
 	case fs.Lookup("help").Changed:
-		e.printMainHelp()
+		e.printMainHelp(e.stdout)
 		return exitOK
 	case fs.Lookup("version").Changed:
 		fmt.Fprintln(e.stdout, "lore", version())
@@ -214,16 +214,16 @@ func (e *env) main(args []string) int {
 		return e.fail(err)
 	}
 	args = fs.Args()
-	if len(args) == 0 {
-		e.printMainHelp()
+	if len(args) == 0 { // a usage error: the help goes where errors go
+		e.printMainHelp(e.stderr)
 		return exitUsage
 	}
 	name := args[0]
 	if name == "help" {
-		if len(args) > 1 {
-			return e.main([]string{args[1], "--help"})
+		if len(args) > 1 { // lore help journal revise is lore journal revise --help
+			return e.main(append(slices.Clone(args[1:]), "--help"))
 		}
-		e.printMainHelp()
+		e.printMainHelp(e.stdout)
 		return exitOK
 	}
 	for _, c := range commands() {
@@ -254,7 +254,7 @@ func groupsWithVerb(verb string) []string {
 	return out
 }
 
-func (e *env) printMainHelp() {
+func (e *env) printMainHelp(w io.Writer) {
 	var cmds, codes strings.Builder
 	for _, c := range commands() {
 		fmt.Fprintf(&cmds, "  %-10s %s\n", c.name, c.summary)
@@ -262,7 +262,7 @@ func (e *env) printMainHelp() {
 	for _, c := range exitCodes {
 		fmt.Fprintf(&codes, "  %d  %s\n", c.code, c.meaning)
 	}
-	fmt.Fprintf(e.stdout, mainHelp, cmds.String(), globalFlags().FlagUsages(), codes.String())
+	fmt.Fprintf(w, mainHelp, cmds.String(), globalFlags().FlagUsages(), codes.String())
 }
 
 func commandNames() []string {

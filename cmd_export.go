@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"lore/inject"
 	"lore/store"
@@ -34,6 +35,9 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usageError("run 'lore export --help'", "export takes no arguments")
+	}
+	if fs.Changed("out") && strings.TrimSpace(*out) == "" {
+		return usageError("run 'lore export --help'", "export: --out needs a file (leave it out to print)")
 	}
 	section := *out != ""
 	switch *format {

@@ -50,6 +50,9 @@ func (e *env) dispatch(name, about string, verbs map[string]subcommand, args []s
 		return nil
 	}
 	v, ok := verbs[args[0]]
+	if !ok && strings.HasPrefix(args[0], "-") { // a flag before the verb
+		return usageError(fmt.Sprintf("run 'lore %s --help'; a verb's flags come after it", name), "%s: unknown flag %s", name, args[0])
+	}
 	if !ok {
 		hint := fmt.Sprintf("run 'lore %s --help'", name)
 		if s := spell.Closest(args[0], order, 2); s != "" {

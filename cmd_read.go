@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"lore/anchor"
 	"lore/inject"
@@ -63,7 +64,7 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, showHelp, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if fs.NArg() != 1 || strings.TrimSpace(fs.Arg(0)) == "" {
 		return usageError("run 'lore show --help'", "show: want one record ID")
 	}
 	s, snap, err := e.snapshot(ctx)
@@ -212,7 +213,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	}
 	e.structured(out)
 	if len(res) == 0 {
-		fmt.Fprintf(e.stderr, "lore: nothing matches %q\n", query)
+		fmt.Fprintf(e.stderr, "lore: nothing matches %q\n", cutQuery(query))
 		return nil
 	}
 	for _, sc := range res {
@@ -223,4 +224,17 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout)
 	}
 	return nil
+}
+
+// cutQuery is a query as a message quotes it: cut at a word past 80
+// bytes, or inside the one word that is longer.
+func cutQuery(q string) string {
+	if c := inject.CutWords(q, 80); c != "" || q == "" {
+		return c
+	}
+	cut := 77
+	for cut > 0 && !utf8.RuneStart(q[cut]) {
+		cut--
+	}
+	return q[:cut] + "…"
 }

@@ -185,8 +185,9 @@ func CutWords(s string, max int) string {
 
 // Sanitize makes record text safe to place in an agent's context: control
 // and invisible formatting characters (ANSI escapes, bidi overrides,
-// zero-width marks but a joiner inside a word) are dropped, and runs of three or more dashes are
-// shortened so no record can forge the block's opening or closing marker.
+// zero-width marks but a joiner inside a word) are dropped, and runs of
+// three or more dashes are shortened so no record can forge the block's
+// opening or closing marker.
 // Newlines are kept (layout uses them) but a line cannot start a marker.
 func Sanitize(s string) string {
 	if !utf8.ValidString(s) {
