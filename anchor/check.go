@@ -301,12 +301,18 @@ func (k *Checker) moved(ctx context.Context, renames map[string]map[string]strin
 	}
 	// The last commit that touched path: one that holds it (changed it,
 	// or added it), or one that removed or renamed it, whose parents held
-	// it.
-	out, err := k.git(ctx, "", "log", "-1", "--format=%H %P", "--", ":(literal)"+path)
+	// it. Its date is what lastCommit would ask git for next: kept.
+	out, err := k.git(ctx, "", "log", "-1", "--format=%ct %H %P", "--", ":(literal)"+path)
 	if err != nil {
 		return "", false
 	}
-	for _, c := range strings.Fields(out) {
+	f, when := strings.Fields(out), "0" // no commit touched it
+	if len(f) > 0 {
+		when, f = f[0], f[1:]
+	}
+	k.c.set(whenKey(path), when)
+	k.dirty = true
+	for _, c := range f {
 		if to, ok := from(c); ok {
 			return to, true
 		}
