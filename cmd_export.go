@@ -17,7 +17,9 @@ const exportHelp = `Usage: lore export [--format markdown|agents-md] [--budget N
 The memory as Markdown, for agents without hooks (Aider's --read, a section
 of AGENTS.md or CLAUDE.md that Cursor, Codex and others read): where the
 last session left off, then the most trusted patterns, live decisions and
-recurring failures, while they fit the budget (tokens; default 2000).
+recurring failures, while they fit the budget (tokens; default 2000, at
+least 128). The budget holds all of it, markers included; a long handoff
+is cut to half of it, and the rest goes to the records.
 
 --format agents-md wraps it in lore's markers. With --out, an existing file
 keeps everything outside lore's section: the section is replaced if it is
@@ -49,7 +51,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	default:
 		return usageError("", "export: unknown format %q (want markdown or agents-md)", *format)
 	}
-	if err := checkBudget(fs, "export", *budget); err != nil {
+	if err := checkBudget(fs, "export", *budget, inject.ExportMinBudget, "export"); err != nil {
 		return err
 	}
 	s, snap, err := e.snapshot(ctx)

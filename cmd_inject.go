@@ -65,7 +65,7 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	if text == "" {
 		return usageError("run 'lore inject --help'", "inject: want --stdin or the text of a prompt")
 	}
-	if err := checkBudget(fs, "inject", *budget); err != nil {
+	if err := checkBudget(fs, "inject", *budget, inject.MinBudget, "block"); err != nil {
 		return err
 	}
 	s, snap, err := e.snapshot(ctx)

@@ -132,8 +132,8 @@ func versionLabel(hist []*record.Record, i int) string {
 	switch {
 	case i == 0:
 		return "created"
-	case v.Status != hist[i-1].Status && v.Status != record.StatusActive:
-		return v.Status
+	case v.Status != record.StatusActive && (v.Status != hist[i-1].Status || v.PromotedTo != hist[i-1].PromotedTo):
+		return v.Status // two clones that each promoted an observation: promoted twice
 	case v.Validations > hist[i-1].Validations:
 		return "validated"
 	case v.Status != hist[i-1].Status:

@@ -29,7 +29,7 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageError("run 'lore resume --help'", "resume takes no arguments")
 	}
-	if err := checkBudget(fs, "resume", *budget); err != nil {
+	if err := checkBudget(fs, "resume", *budget, inject.MinBudget, "block"); err != nil {
 		return err
 	}
 	if *asJSON && fs.Changed("budget") {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"lore/inject"
 	"lore/internal/spell"
 )
 
@@ -175,12 +174,12 @@ func isFloat(v string) bool {
 // errHelpShown ends a command after --help, with exit 0.
 var errHelpShown = &cliError{code: exitOK}
 
-// checkBudget refuses a --budget given below the smallest block lore
-// writes (0 included: the flag's default means "not given" only when it
-// was not).
-func checkBudget(fs *pflag.FlagSet, cmd string, budget int) error {
-	if fs.Changed("budget") && budget < inject.MinBudget {
-		return usageError("", "%s: --budget %d is below %d tokens, the smallest block lore writes", cmd, budget, inject.MinBudget)
+// checkBudget refuses a --budget given below min, the smallest output
+// (what) lore writes (0 included: the flag's default means "not given"
+// only when it was not).
+func checkBudget(fs *pflag.FlagSet, cmd string, budget, min int, what string) error {
+	if fs.Changed("budget") && budget < min {
+		return usageError("", "%s: --budget %d is below %d tokens, the smallest %s lore writes", cmd, budget, min, what)
 	}
 	return nil
 }

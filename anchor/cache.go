@@ -33,6 +33,7 @@ type fileEntry struct {
 	mtime, size int64
 	ino         uint64
 	id          string // "" for no file
+	link        bool   // a submodule: id is the commit git's index records, never cached
 }
 
 type cache struct {

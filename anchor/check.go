@@ -36,6 +36,7 @@ type State struct {
 	When   time.Time // when it changed, as far as known; zero if not
 	Index  int       // the anchor's position in what was checked
 	id     string    // the object ID at Path now, when it differs
+	link   bool      // Path is a submodule: a commit, no lines to count
 }
 
 // Stale reports whether the code is not as anchored.
@@ -115,7 +116,7 @@ func (k *Checker) Stale(ctx context.Context, anchors []record.Anchor, commit fun
 			gone = append(gone, len(states))
 			states = append(states, State{Anchor: a, Status: Gone, Path: a.Path, Index: i})
 		default:
-			states = append(states, State{Anchor: a, Status: Changed, Path: a.Path, Index: i, When: time.Unix(0, f.mtime), id: f.id})
+			states = append(states, State{Anchor: a, Status: Changed, Path: a.Path, Index: i, When: time.Unix(0, f.mtime), id: f.id, link: f.link})
 		}
 	}
 	if len(gone) > 0 {
@@ -184,7 +185,7 @@ func (k *Checker) current(ctx context.Context, paths []string) []fileEntry {
 		if err != nil {
 			id = unknown
 		}
-		cur[i] = fileEntry{id: id}
+		cur[i] = fileEntry{id: id, link: true}
 	}
 	return cur
 }
@@ -272,7 +273,7 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int, commit
 		}
 		states[i].Status, states[i].Path, states[i].When = Moved, to, time.Unix(0, f.mtime)
 		if f.id != a.Blob && f.id != unknown {
-			states[i].id = f.id
+			states[i].id, states[i].link = f.id, f.link
 		}
 	}
 }

@@ -91,10 +91,13 @@ func (s State) describe(name, now string) string {
 	return name + " changed since" + s.Lines.amount(s.Anchor)
 }
 
-// amount is ", 41 lines" or ", 3 lines in 10-20 (41 in all)", or "" if
-// the change was not counted.
+// amount is ", 41 lines" or ", 3 lines in 10-20 (41 in all)", why the
+// change was not counted when the clone lacks what it was anchored to
+// (never committed, or pruned: lore anchor asks for the lines), or "".
 func (l Lines) amount(a record.Anchor) string {
 	switch {
+	case l.Lost:
+		return ", not counted: the anchored content is not in this clone"
 	case !l.Known:
 		return ""
 	case l.Binary:

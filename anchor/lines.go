@@ -58,7 +58,7 @@ func (k *Checker) count(ctx context.Context, states []State) {
 	var want []string
 	for _, st := range states {
 		p := pair{st.Anchor.Blob, st.id}
-		if _, done := encs[p]; done || st.id == "" {
+		if _, done := encs[p]; done || st.id == "" || st.link {
 			continue
 		}
 		enc, ok := k.c.get(diffKey(p.blob, p.id))
@@ -70,7 +70,7 @@ func (k *Checker) count(ctx context.Context, states []State) {
 	old := k.objects(ctx, want)
 	for i := range states {
 		st := &states[i]
-		if st.id == "" {
+		if st.id == "" || st.link {
 			continue
 		}
 		p := pair{st.Anchor.Blob, st.id}
@@ -78,7 +78,9 @@ func (k *Checker) count(ctx context.Context, states []State) {
 		if !c.cached {
 			before, found := old[p.blob]
 			if !found {
-				st.Lines.Lost = true // not in this clone: uncountable, and not cached, as a fetch may bring it
+				// Not in this clone (git said so; nil is git failing):
+				// uncountable, and not cached, as a fetch may bring it.
+				st.Lines.Lost = old != nil
 				continue
 			}
 			after, ok := k.clean(st.Path, p.id)
@@ -265,7 +267,7 @@ func newLine(hs []hunk, n int, last bool) int {
 }
 
 // objects reads the contents of ids from git's object database, in one
-// process; an ID git does not have is left out.
+// process; an ID git does not have is left out, and nil means git failed.
 func (k *Checker) objects(ctx context.Context, ids []string) map[string]string {
 	m := map[string]string{}
 	if len(ids) == 0 {
@@ -273,7 +275,7 @@ func (k *Checker) objects(ctx context.Context, ids []string) map[string]string {
 	}
 	out, err := k.git(ctx, strings.Join(ids, "\n")+"\n", "cat-file", "--batch")
 	if err != nil {
-		return m
+		return nil
 	}
 	for out != "" {
 		head, rest, ok := strings.Cut(out, "\n")

@@ -28,6 +28,11 @@ type ExportOptions struct {
 	From         string // the store's directory as the reader knows it, such as .lore
 }
 
+// ExportMinBudget is the smallest export budget, in tokens: it holds the
+// head, lore's markers, the closing line and where the last session left
+// off, cut.
+const ExportMinBudget = 128
+
 // exportTitle opens every export: a file that starts with it is one lore
 // wrote whole (IsExport).
 const exportTitle = "## Project memory (lore)"
@@ -49,14 +54,16 @@ func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
 	head.WriteString(exportTitle + "\n\n")
 	fmt.Fprintf(&head, "Exported from %s/ on %s. Run `lore resume` for the live view, `lore show <id>` for a record.\n", cmp.Or(o.From, ".lore"), o.Now.Format("2006-01-02"))
 	head.WriteString(notesNotOrders + "\n") // AGENTS.md reads as instructions: these are not
+	// What is always written, counted first: the head, the markers and
+	// room for the closing line.
+	used := head.Len() + len(fmt.Sprintf(leftOutLine, 999999))
+	if o.Section {
+		used += len(SectionBegin) + len(SectionEnd) + 2
+	}
 	if h := v.Handoff; h != nil {
-		fmt.Fprintf(&head, "\n### Where the last session left off\n\n%s (%s): %s\n", h.Short(), h.Created.Format("2006-01-02"), md(h.Text))
-		for _, n := range h.Next {
-			fmt.Fprintf(&head, "- Next: %s\n", md(n))
-		}
-		for _, b := range h.Blocked {
-			fmt.Fprintf(&head, "- Blocked: %s\n", md(b))
-		}
+		hb := handoffLines(h, (budget-used)/2) // the rest goes to the records
+		head.WriteString(hb)
+		used += len(hb)
 	}
 	type section struct {
 		title string
@@ -89,16 +96,23 @@ func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
 	teach := ""
 	if o.Teach {
 		teach = "\n### Recording\n\n```\n" + Teach + "\n```\n"
-		if len(teach) > budget/3 {
+		if len(teach) > budget/3 || used+len(teach) > budget {
 			teach = "" // a small budget goes to the records
 		}
 	}
-	used := head.Len() + len(teach) + 200 // room for section titles and the closing line
+	used += len(teach)
 	for more := true; more; {
 		more = false
 		for _, s := range sections {
-			if s.taken < len(s.items) && used+len(s.items[s.taken])+1 <= budget {
-				used += len(s.items[s.taken]) + 1
+			if s.taken == len(s.items) {
+				continue
+			}
+			cost := len(s.items[s.taken]) + 1
+			if s.taken == 0 {
+				cost += len(sectionTitle(s.title))
+			}
+			if used+cost <= budget {
+				used += cost
 				s.taken++
 				more = true
 			}
@@ -112,13 +126,13 @@ func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
 		if s.taken == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n### %s\n\n", s.title)
+		b.WriteString(sectionTitle(s.title))
 		for _, it := range s.items[:s.taken] {
 			b.WriteString(it + "\n")
 		}
 	}
 	if left > 0 {
-		fmt.Fprintf(&b, "\n%d more records did not fit: `lore list`, `lore search <words>`.\n", left)
+		fmt.Fprintf(&b, leftOutLine, left)
 	}
 	b.WriteString(teach)
 	out := b.String()
@@ -126,6 +140,46 @@ func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
 		out = SectionBegin + "\n" + out + SectionEnd + "\n"
 	}
 	return out
+}
+
+// leftOutLine closes an export that left records out.
+const leftOutLine = "\n%d more records did not fit: `lore list`, `lore search <words>`.\n"
+
+func sectionTitle(title string) string { return "\n### " + title + "\n\n" }
+
+// handoffLines says where the last session left off in at most room bytes:
+// its text cut at a word, then the next steps and blockers that fit whole.
+// `lore show` has the rest.
+func handoffLines(h *record.Record, room int) string {
+	title := sectionTitle("Where the last session left off")
+	lead := fmt.Sprintf("%s (%s): ", h.Short(), h.Created.Format("2006-01-02"))
+	text := md(h.Text)
+	if full := len(title) + len(lead) + len(text) + 1; full > room {
+		text = CutWords(text, room-len(title)-len(lead)-1)
+		if text == "" {
+			return ""
+		}
+	}
+	var b strings.Builder
+	b.WriteString(title + lead + text + "\n")
+	for _, l := range handoffSteps(h) {
+		if b.Len()+len(l) > room {
+			break
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+func handoffSteps(h *record.Record) []string {
+	var ls []string
+	for _, n := range h.Next {
+		ls = append(ls, fmt.Sprintf("- Next: %s\n", md(n)))
+	}
+	for _, b := range h.Blocked {
+		ls = append(ls, fmt.Sprintf("- Blocked: %s\n", md(b)))
+	}
+	return ls
 }
 
 func patternLine(r *record.Record) string {
