@@ -159,6 +159,9 @@ func cmdInbox(_ context.Context, e *env, args []string) error {
 			if err != nil || (k != record.Decision && k != record.Pattern && k != record.Failure) {
 				return usageError("", "inbox promote: --to must be decision, pattern or failure, not %q", *to)
 			}
+			if *errType != "" && k != record.Failure {
+				return usageError("", "inbox promote: --error-type applies to --to failure, not %s", k)
+			}
 			if *errType != "" {
 				if err := failures.CheckErrorType(*errType); err != nil {
 					return usageError("", "inbox promote: %v", err)
@@ -176,7 +179,22 @@ func cmdInbox(_ context.Context, e *env, args []string) error {
 			fmt.Fprintln(e.stdout, r.Short())
 			return nil
 		}},
-		"dismiss": idVerb("inbox dismiss", "lore inbox dismiss <id>   the observation needs no record", "dismissed", "is already dismissed", record.Observation, inbox.Dismiss),
+		"dismiss": {"lore inbox dismiss <id>   the observation needs no record", func(e *env, help string, args []string) error {
+			err := idVerb("inbox dismiss", "", "dismissed", "is already dismissed", record.Observation, inbox.Dismiss).run(e, help, args)
+			var pe *inbox.PromotedError
+			if errors.As(err, &pe) {
+				// The record it became may have been purged since (its
+				// text held a secret): then the observation is what is left.
+				s, serr := e.openStore()
+				k, _ := record.KindOfID(pe.To)
+				var nf *store.NotFoundError
+				pe.Purged = serr == nil && errors.As(s.Transact(func(tx *store.Tx) error {
+					_, err := tx.Current(k, pe.To)
+					return err
+				}), &nf) && nf.Purged
+			}
+			return err
+		}},
 	}
 	return e.dispatch("inbox", "", verbs, args)
 }

@@ -50,20 +50,35 @@ func Dismiss(r *record.Record) error {
 	case record.StatusDismissed:
 		return record.ErrUnchanged
 	case record.StatusPromoted:
-		to := record.ShortID(r.PromotedTo)
-		retire := "retire that record instead"
-		switch k, _ := record.KindOfID(r.PromotedTo); k {
-		case record.Decision:
-			retire += " (lore journal abandon " + to + ")"
-		case record.Pattern:
-			retire += " (lore patterns deprecate " + to + ")"
-		case record.Failure:
-			retire = "a failure stays as history; if it was recorded by mistake, lore forget " + to + " --purge"
-		}
-		return fmt.Errorf("%s was promoted to %s, which holds it now: %s", r.Short(), to, retire)
+		return &PromotedError{Obs: r.Short(), To: r.PromotedTo}
 	}
 	r.Status = record.StatusDismissed
 	return nil
+}
+
+// PromotedError refuses to dismiss an observation promoted to record To,
+// which holds it now; Purged says To was purged since, which leaves the
+// observation, with the same text, as the one to forget.
+type PromotedError struct {
+	Obs, To string
+	Purged  bool
+}
+
+func (e *PromotedError) Error() string {
+	to := record.ShortID(e.To)
+	if e.Purged {
+		return fmt.Sprintf("%s was promoted to %s, which was purged since; the observation holds the same text: lore forget %s --purge", e.Obs, to, e.Obs)
+	}
+	retire := "retire that record instead"
+	switch k, _ := record.KindOfID(e.To); k {
+	case record.Decision:
+		retire += " (lore journal abandon " + to + ")"
+	case record.Pattern:
+		retire += " (lore patterns deprecate " + to + ")"
+	case record.Failure:
+		retire = "a failure stays as history; if it was recorded by mistake, lore forget " + to + " --purge"
+	}
+	return fmt.Sprintf("%s was promoted to %s, which holds it now: %s", e.Obs, to, retire)
 }
 
 // Describe lays an observation out for a context block.

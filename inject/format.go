@@ -64,7 +64,7 @@ func RenderTail(what string, entries []Entry, budgetChars, maxFull int, tail str
 	if maxFull <= 0 {
 		maxFull = len(entries)
 	}
-	const hint = "(more: lore show <id>)"
+	const hint = "(more: lore show ID)" // no < or >: Gemini CLI escapes them
 	// Reserve room for the widest header, "(what, 999 items)", the footer,
 	// the newlines between them and the hint.
 	room := budgetChars - len(header(what, 999)) - len(footer) - 2 - len(hint) - 1

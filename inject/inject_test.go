@@ -175,7 +175,7 @@ func TestRenderStaysInBudgetAndCutsOnlyAtWords(t *testing.T) {
 	}
 	// A generous budget shows whole items first, then summaries.
 	r := Render("auto-injected", entries, 8000, 5)
-	if len(r.Full) == 0 || len(r.Summary) == 0 || !strings.Contains(r.Text, "(more: lore show <id>)") {
+	if len(r.Full) == 0 || len(r.Summary) == 0 || !strings.Contains(r.Text, "(more: lore show ID)") {
 		t.Errorf("want whole items then summaries, got %d whole, %d summaries", len(r.Full), len(r.Summary))
 	}
 }
@@ -206,7 +206,7 @@ func TestRenderOversizedEntryKeepsTheRestWhole(t *testing.T) {
 	}
 	// When only the summary of the oversized one and one more whole entry
 	// fit, the summary comes first: it is the better-ranked.
-	room := len(header("session resume", 999)) + len(footer) + 2 + len("(more: lore show <id>)") + 1
+	room := len(header("session resume", 999)) + len(footer) + 2 + len("(more: lore show ID)") + 1
 	r = Render("session resume", entries[1:3], room+len(summaryLine(entries[1]))+1+len(entries[2].Full)+2, 0)
 	if !reflect.DeepEqual(r.Full, []string{"small-2"}) || !reflect.DeepEqual(r.Summary, []string{"huge"}) {
 		t.Errorf("tight budget: full %v summary %v", r.Full, r.Summary)

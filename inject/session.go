@@ -12,8 +12,8 @@ import (
 // Seen remembers which records a session has already been shown whole, so
 // a later prompt does not repeat them. It lives in .lore/.local/sessions/
 // (gitignored), one small file per session, appended with single writes so
-// concurrent hooks never corrupt it; only the newest maxSessions files are
-// kept.
+// concurrent hooks never corrupt it; only the maxSessions most recently
+// active sessions' files are kept (store.PruneOldest).
 type Seen struct {
 	path string
 	ids  map[string]bool

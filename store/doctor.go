@@ -89,6 +89,7 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 	}
 	probs = append(probs, s.ties(files, results)...)
 	probs = append(probs, s.backFromPurge(files, results)...)
+	probs = append(probs, s.triagedTwice(files, results)...)
 	for _, r := range results {
 		probs = append(probs, r.secrets...)
 	}
@@ -133,7 +134,7 @@ func (s *Store) checkShards(files []string, fix bool) []shardCheck {
 				c.versions = make([]seenVersion, len(recs))
 				dir := s.kindDirOf(files[i])
 				for j, v := range recs {
-					c.versions[j] = seenVersion{v.ID, v.Time, int32(v.Source.Line), v.Purged()}
+					c.versions[j] = seenVersion{id: v.ID, time: v.Time, line: int32(v.Source.Line), purged: v.Purged(), status: v.Status, promotedTo: v.PromotedTo}
 					if v.Kind.Dir() != dir {
 						c.probs = append(c.probs, misplaced(v, dir))
 					}

@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"lore/kinds"
@@ -18,6 +20,10 @@ type seenVersion struct {
 	time   time.Time
 	line   int32
 	purged bool // a purge's tombstone
+	// The version's status, and an observation's promotion: two clones
+	// can each triage one observation, which one clone refuses but a merge
+	// keeps (triagedTwice).
+	status, promotedTo string
 }
 
 // versionRef is the j-th record read from shard i.
@@ -108,6 +114,92 @@ func (s *Store) backFromPurge(files []string, results []shardCheck) []Problem {
 						record.ShortID(v.id), record.ShortID(v.id))})
 			}
 		}
+	}
+	return probs
+}
+
+// triagedTwice reports an observation two clones triaged apart (the merge
+// kept both): promoted to two records, which are then both live, or
+// promoted in one and dismissed in the other, which hides the promotion
+// while the record made from it stays live.
+func (s *Store) triagedTwice(files []string, results []shardCheck) []Problem {
+	type triage struct {
+		to        []string  // the records it was promoted to, in the order read
+		promoted  time.Time // its first promotion
+		dismissed time.Time // its last dismissal
+		file      string
+		line      int
+	}
+	seen := map[string]*triage{}
+	var order []string
+	for i, r := range results {
+		for _, v := range r.versions {
+			if v.status != record.StatusPromoted && v.status != record.StatusDismissed {
+				continue
+			}
+			t := seen[v.id]
+			if t == nil {
+				t = &triage{}
+				seen[v.id] = t
+				order = append(order, v.id)
+			}
+			t.file, t.line = s.Rel(files[i]), int(v.line)
+			switch {
+			case v.status == record.StatusDismissed:
+				if v.time.After(t.dismissed) {
+					t.dismissed = v.time
+				}
+			case t.promoted.IsZero() || v.time.Before(t.promoted):
+				t.promoted = v.time
+			}
+			if v.status == record.StatusPromoted && !slices.Contains(t.to, v.promotedTo) {
+				t.to = append(t.to, v.promotedTo)
+			}
+		}
+	}
+	// Whether each record made from an observation is live: retiring all
+	// but one settles it.
+	type newest struct {
+		time   time.Time
+		status string
+	}
+	made := map[string]*newest{}
+	for _, t := range seen {
+		for _, r := range t.to {
+			made[r] = &newest{}
+		}
+	}
+	for _, r := range results {
+		for _, v := range r.versions {
+			if n := made[v.id]; n != nil && !v.time.Before(n.time) {
+				n.time, n.status = v.time, v.status
+				if v.purged {
+					n.status = "purged"
+				}
+			}
+		}
+	}
+	var probs []Problem
+	for _, id := range order {
+		t := seen[id]
+		var to []string // the live ones
+		for _, r := range t.to {
+			if n := made[r]; !n.time.IsZero() && n.status == record.StatusActive {
+				to = append(to, record.ShortID(r))
+			}
+		}
+		var msg string
+		switch {
+		case len(to) > 1:
+			msg = fmt.Sprintf("%s was promoted to %s in different clones (a merge kept each, both live): keep one and retire the rest", record.ShortID(id), strings.Join(to, " and "))
+		case len(to) == 1 && t.dismissed.After(t.promoted):
+			// A clone dismisses after a promotion only if it never saw it
+			// (lore refuses to); dismissed, then promoted, is a change of mind.
+			msg = fmt.Sprintf("%s was promoted to %s in one clone and dismissed in another (a merge kept both): retire %s if it is not wanted", record.ShortID(id), to[0], to[0])
+		default:
+			continue
+		}
+		probs = append(probs, Problem{File: t.file, Line: t.line, Kind: "triaged-twice", Message: msg})
 	}
 	return probs
 }

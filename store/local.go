@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -19,28 +20,47 @@ func SessionKey(session string) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-// PruneOldest keeps the keep most recently modified files in dir and
-// removes the rest: for the per-session files under .local/, which must
-// stay bounded. Errors are ignored; a file left behind is removed next time.
+// PruneOldest keeps the files of the keep most recently active sessions in
+// dir and removes the rest: for the per-session files under .local/, which
+// must stay bounded. A session's files share the name before its first dot
+// (its SessionKey: the seen list, .start, .answered), and a session is as
+// recent as its newest file; pruning file by file dropped a live session's
+// .start, written once, while other sessions came and went. Errors are
+// ignored; a file left behind is removed next time.
 func PruneOldest(dir string, keep int) {
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) <= keep {
 		return
 	}
-	type aged struct {
-		name string
-		mod  int64
-	}
-	var files []aged
+	newest := map[string]int64{} // by session key
 	for _, e := range entries {
 		if info, err := e.Info(); err == nil {
-			files = append(files, aged{e.Name(), info.ModTime().UnixNano()})
+			k := sessionOf(e.Name())
+			newest[k] = max(newest[k], info.ModTime().UnixNano())
 		}
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].mod > files[j].mod })
-	for _, f := range files[min(keep, len(files)):] {
-		_ = os.Remove(filepath.Join(dir, f.name))
+	if len(newest) <= keep {
+		return
 	}
+	keys := make([]string, 0, len(newest))
+	for k := range newest {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return newest[keys[i]] > newest[keys[j]] })
+	drop := map[string]bool{}
+	for _, k := range keys[keep:] {
+		drop[k] = true
+	}
+	for _, e := range entries {
+		if drop[sessionOf(e.Name())] {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+func sessionOf(name string) string {
+	k, _, _ := strings.Cut(name, ".")
+	return k
 }
 
 // FirstToAnswer reports whether this process is the first to answer what

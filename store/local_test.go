@@ -1,6 +1,8 @@
 package store
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -59,5 +61,52 @@ func BenchmarkFirstToAnswer(b *testing.B) {
 	for b.Loop() {
 		now = now.Add(time.Minute)
 		FirstToAnswer(path, "k", now, time.Second)
+	}
+}
+
+// A session's files go together, and a live session stays however long ago
+// its .start was written: pruning file by file removed the oldest file
+// first, which is a live session's .start once 21 others have come by.
+func TestPruneOldestKeepsSessionsWhole(t *testing.T) {
+	dir := t.TempDir()
+	base := time.Now().Add(-time.Hour)
+	touch := func(name string, at time.Time) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live := SessionKey("live")
+	touch(live+".start", base) // the oldest file of all
+	for i := range 70 {
+		k := SessionKey(fmt.Sprint("other", i))
+		at := base.Add(time.Duration(i+1) * time.Second)
+		touch(k, at)
+		touch(k+".start", at)
+		touch(k+".answered", at)
+	}
+	touch(live, base.Add(time.Minute))             // its latest prompt
+	touch(live+".answered", base.Add(time.Minute)) // and answer
+	PruneOldest(dir, 64)
+	for _, name := range []string{live, live + ".start", live + ".answered"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("the live session's %s was pruned: %v", name[len(live):], err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if want := 64 * 3; len(entries) != want {
+		t.Errorf("%d files left, want %d (64 sessions of 3)", len(entries), want)
+	}
+	for i := range 7 { // the seven oldest others went whole
+		k := SessionKey(fmt.Sprint("other", i))
+		for _, name := range []string{k, k + ".start", k + ".answered"} {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				t.Errorf("other%d's %q was kept", i, name[len(k):])
+			}
+		}
 	}
 }
