@@ -13,7 +13,10 @@ import (
 	"lore/hooks"
 )
 
-const hooksAbout = `install wires lore into an agent's hooks: on every prompt the agent runs
+// What each hooks verb does, written once: a verb's --help shows its own,
+// lore hooks --help all three after the usage lines.
+const (
+	hooksInstallAbout = `install wires lore into an agent's hooks: on every prompt the agent runs
 'lore inject --stdin' and gets the relevant records; at session start (and
 after a compaction) it gets the resume view. Default: Claude Code, project
 scope (.claude/settings.json at the repository root; user scope is
@@ -28,10 +31,27 @@ refused untouched.
 The hook runs lore by the absolute path of the binary you ran install with,
 so it works when the agent starts hooks with a minimal PATH; at project
 scope it adds --host-trusted (a repository's own hooks need no trust of
-lore's: see lore trust --help). 'status' says
-when that binary no longer exists (reinstall after moving it). Teams that
-commit settings.json and have lore on everyone's PATH can pass
---command 'lore inject --stdin' instead.`
+lore's: see lore trust --help). Teams that commit settings.json and have
+lore on everyone's PATH can pass --command 'lore inject --stdin' instead.`
+
+	hooksUninstallAbout = `uninstall removes lore's hooks, and the groups and events they leave
+empty, from the settings of every agent at both scopes, or of the agent
+and scope --agent and --scope name (opencode: deletes lore's plugin).
+Every other setting and hook stays; a file without lore's hooks is left
+as it is.`
+
+	hooksStatusAbout = `status shows, for every agent at both scopes, or the agent and scope
+--agent and --scope name, whether lore's hook is installed for each event
+and the command it runs. An installed hook that will not run says why: its
+binary no longer exists (run install again after moving it), Codex has not
+trusted it, a setting turns the agent's hooks off (Claude Code's
+"disableAllHooks", Gemini CLI's "hooksConfig"; status names the file), or
+opencode's plugin is older than this lore.`
+)
+
+// hooksAbout is each verb's help text, in the order lore hooks --help
+// shows them.
+var hooksAbout = map[string]string{"install": hooksInstallAbout, "uninstall": hooksUninstallAbout, "status": hooksStatusAbout}
 
 type hooksOptions struct {
 	agent, scope, command string
@@ -47,22 +67,31 @@ func cmdHooks(_ context.Context, e *env, args []string) error {
 		"uninstall": verb("uninstall", "lore hooks uninstall [--agent …] [--scope …]"),
 		"status":    verb("status", "lore hooks status    [--agent …] [--scope …] [--json]"),
 	}
-	return e.dispatch("hooks", hooksAbout, verbs, args)
+	var about []string
+	for _, v := range groupVerbs["hooks"] {
+		about = append(about, hooksAbout[v])
+	}
+	return e.dispatch("hooks", strings.Join(about, "\n\n"), verbs, args)
 }
 
 // hooksVerb runs one hooks verb: install, uninstall or status.
 func (e *env) hooksVerb(verb, help string, args []string) error {
 	var o hooksOptions
 	fs := newFlags("hooks " + verb)
-	fs.StringVar(&o.agent, "agent", "", "claude, codex, gemini or opencode (install: default claude)")
-	fs.StringVar(&o.scope, "scope", "", "project or user (install: default project)")
+	// install writes one file; the other verbs see them all unless told.
+	agentDefault, scopeDefault := "default: all", "default: both"
+	if verb == "install" {
+		agentDefault, scopeDefault = "default claude", "default project"
+	}
+	fs.StringVar(&o.agent, "agent", "", "claude, codex, gemini or opencode ("+agentDefault+")")
+	fs.StringVar(&o.scope, "scope", "", "project or user ("+scopeDefault+")")
 	switch verb {
 	case "install":
 		fs.StringVar(&o.command, "command", "", "the hook command to write (default: this binary's absolute path + inject --stdin)")
 	case "status":
 		fs.BoolVar(&o.asJSON, "json", false, "print JSON")
 	}
-	if err := e.parse(fs, help+"\n\n"+hooksAbout, args); err != nil {
+	if err := e.parse(fs, help+"\n\n"+hooksAbout[verb], args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -130,7 +159,7 @@ func (e *env) hookTargets(fs *pflag.FlagSet, o hooksOptions, one bool) ([]hooks.
 }
 
 // chooseScopes resolves --scope: the one given, or project when one scope
-// is wanted (install, uninstall), else both (status).
+// is wanted (install; mcp uninstall), else both (status; hooks uninstall).
 func chooseScopes(cmd, scope string, one bool) ([]string, error) {
 	if scope == "" && !one {
 		return []string{"project", "user"}, nil

@@ -101,7 +101,7 @@ func (e *env) mcpTargets(agent, scope string, one bool) ([]hooks.MCPTarget, erro
 				if one {
 					return nil, err
 				}
-				continue // status skips what cannot exist here
+				continue // status skips what cannot exist here (no repository, no $HOME)
 			}
 			out = append(out, t)
 		}
@@ -133,6 +133,8 @@ func (e *env) mcpStatus(targets []hooks.MCPTarget, asJSON bool) error {
 			} else {
 				st.State, st.Problem = "broken", why
 			}
+		case t.HostDirMissing():
+			st.Problem = t.HostDir + " does not exist: is " + t.Host.Title + " installed?"
 		}
 		states = append(states, st)
 	}

@@ -69,6 +69,10 @@ func FuzzEditCodexTOML(f *testing.F) {
 	f.Add(userCodexConfig+"\n[mcp_servers.lore]\ncommand = \"/opt/lore\"\nargs = [\"mcp\"]\n\n[mcp_servers.lore.env]\nX = \"1\"\n", "/usr/local/bin/lore")
 	f.Add("[mcp_servers.lore] # lore\ncommand = \"lore\"\nargs = [\"mcp\"]\n[other]\nx = 1", "lore")
 	f.Add("[mcp_servers]\nlore = { command = \"lore\", args = [\"mcp\"] }\n", "lore")
+	// lore's subtable apart from its table, before it, and CRLF lines
+	f.Add("[mcp_servers.lore]\ncommand = \"lore\"\nargs = [\"mcp\"]\n\n# gh\n[mcp_servers.gh]\ncommand = \"gh\"\n\n[mcp_servers.lore.env]\nX = \"1\"\n", "/opt/lore")
+	f.Add("[mcp_servers.lore.env]\nX = \"1\"\n[a]\nb = 1\n[mcp_servers.'lore'] # mine\ncommand = \"lore\"\nargs = [\"mcp\"]\n", "/opt/lore")
+	f.Add("a = 1\r\n[mcp_servers.lore]\r\ncommand = \"lore\"\r\nargs = [\"mcp\"]\r\n", "lore")
 	f.Add("model = \"x\"\n[mcp_servers.lore", "lore")
 	f.Add("x = 1", "/Users/Ada Lovelace/go/bin/lore")
 	f.Add("", "C:\\Program Files\\lore.exe")

@@ -96,6 +96,9 @@ type Target struct {
 	// HostConfig is the file where the host records which hooks the user
 	// trusted (Codex: $CODEX_HOME/config.toml), or "".
 	HostConfig string
+	// Switches are the host's settings files that can turn its hooks off,
+	// lowest precedence first (see switches.go).
+	Switches []string
 	// Self is the path of the lore binary at work, or "": a hook that runs
 	// it is lore's whatever the binary is called (installed as mem), so
 	// install, status and uninstall find the hook it wrote.
@@ -115,14 +118,18 @@ type UserDirs struct {
 // else below the home directory.
 func NewTarget(a Agent, scope, repoRoot string, d UserDirs) (Target, error) {
 	t, err := newTarget(a, scope, repoRoot, d)
-	if err == nil && a.Name == "codex" {
+	if err != nil {
+		return t, err
+	}
+	t.Switches = switchFiles(a, repoRoot, d)
+	if a.Name == "codex" {
 		home := d.CodexHome
 		if home == "" {
 			home = filepath.Join(d.Home, ".codex")
 		}
 		t.HostConfig = filepath.Join(home, "config.toml")
 	}
-	return t, err
+	return t, nil
 }
 
 func newTarget(a Agent, scope, repoRoot string, d UserDirs) (Target, error) {
@@ -255,7 +262,8 @@ type EventStatus struct {
 	Binary    string `json:"binary,omitempty"`
 	BinaryOK  bool   `json:"binary_ok"`
 	// Problem is what keeps an installed hook from running, if anything
-	// lore can see: an outdated plugin, a hook the host has not trusted.
+	// lore can see: an outdated plugin, a hook the host has not trusted,
+	// a host setting that turns hooks off.
 	Problem string `json:"problem,omitempty"`
 }
 
@@ -278,6 +286,7 @@ func Status(t Target) ([]EventStatus, error) {
 	if err != nil {
 		return nil, err
 	}
+	sw := readSwitches(t)
 	var out []EventStatus
 	for _, ev := range t.Agent.Events {
 		st := EventStatus{Event: ev.Name}
@@ -301,7 +310,8 @@ func Status(t Target) ([]EventStatus, error) {
 				st.Installed, st.Command = true, cmd
 				st.Binary = binaryOf(cmd)
 				st.BinaryOK = binaryExists(st.Binary)
-				if t.HostConfig != "" {
+				st.Problem = sw.problem(h)
+				if st.Problem == "" && t.HostConfig != "" {
 					st.Problem = codexProblem(t, ev.Name, gi, hi, group.Matcher, h)
 				}
 			}

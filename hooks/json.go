@@ -81,10 +81,13 @@ func (o *object) MarshalJSON() ([]byte, error) {
 
 var errNotObject = errors.New("not a JSON object")
 
+// bom is the UTF-8 byte-order mark some Windows editors start a file with.
+const bom = "\xef\xbb\xbf"
+
 // parseSettings reads a settings file's content as a JSON object; a syntax
 // error names its line.
 func parseSettings(data []byte) (*object, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a Windows editor's byte-order mark
+	data = bytes.TrimPrefix(data, []byte(bom))
 	o := newObject()
 	if len(bytes.TrimSpace(data)) == 0 {
 		return o, nil
@@ -115,6 +118,26 @@ func render(o *object) ([]byte, error) {
 	}
 	b.WriteByte('\n')
 	return b.Bytes(), nil
+}
+
+// inStyleOf gives out, rendered with LF line endings, the byte-order mark
+// and the CRLF line endings of orig, the file it replaces: a Windows user's
+// settings keep what their editor wrote, and a diff shows only lore's lines.
+// (JSON strings hold no raw newline, so every LF in out ends a line.)
+func inStyleOf(orig, out []byte) []byte {
+	if usesCRLF(orig) {
+		out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+	}
+	if bytes.HasPrefix(orig, []byte(bom)) {
+		out = append([]byte(bom), out...)
+	}
+	return out
+}
+
+// usesCRLF reports whether most of data's lines end in CRLF.
+func usesCRLF(data []byte) bool {
+	crlf := bytes.Count(data, []byte("\r\n"))
+	return crlf > 0 && crlf >= bytes.Count(data, []byte("\n"))-crlf
 }
 
 // kindOf names a JSON value's type, for messages.

@@ -66,17 +66,22 @@ type MCPTarget struct {
 	Host  MCPHost
 	Scope string
 	Path  string
+	// HostDir is the host's own directory, which install does not create
+	// (Codex's $CODEX_HOME at user scope), or "".
+	HostDir string
 }
 
 // NewMCPTarget places host's configuration for scope. Codex's user scope
-// is $CODEX_HOME (codexHome, "" for ~/.codex), which must exist.
+// is $CODEX_HOME (codexHome, "" for ~/.codex), which install needs to
+// exist; status and uninstall look there all the same, to say what is not
+// there.
 func NewMCPTarget(h MCPHost, scope, repoRoot, home, codexHome string) (MCPTarget, error) {
 	switch scope {
 	case "project":
 		if repoRoot == "" {
 			return MCPTarget{}, errors.New("project scope needs a git repository; run inside one, or use --scope user")
 		}
-		return MCPTarget{h, scope, filepath.Join(repoRoot, h.ProjectFile)}, nil
+		return MCPTarget{Host: h, Scope: scope, Path: filepath.Join(repoRoot, h.ProjectFile)}, nil
 	case "user":
 		if h.TOML {
 			if codexHome == "" {
@@ -85,17 +90,23 @@ func NewMCPTarget(h MCPHost, scope, repoRoot, home, codexHome string) (MCPTarget
 				}
 				codexHome = filepath.Join(home, ".codex")
 			}
-			if info, err := os.Stat(codexHome); err != nil || !info.IsDir() {
-				return MCPTarget{}, fmt.Errorf("%s does not exist: is Codex CLI installed? (CODEX_HOME names its directory)", codexHome)
-			}
-			return MCPTarget{h, scope, filepath.Join(codexHome, "config.toml")}, nil
+			return MCPTarget{Host: h, Scope: scope, Path: filepath.Join(codexHome, "config.toml"), HostDir: codexHome}, nil
 		}
 		if home == "" {
 			return MCPTarget{}, errors.New("user scope needs a home directory ($HOME is not set)")
 		}
-		return MCPTarget{h, scope, filepath.Join(home, h.UserFile)}, nil
+		return MCPTarget{Host: h, Scope: scope, Path: filepath.Join(home, h.UserFile)}, nil
 	}
 	return MCPTarget{}, fmt.Errorf("unknown scope %q (want project or user)", scope)
+}
+
+// HostDirMissing reports whether t.HostDir is wanted and not a directory.
+func (t MCPTarget) HostDirMissing() bool {
+	if t.HostDir == "" {
+		return false
+	}
+	info, err := os.Stat(t.HostDir)
+	return err != nil || !info.IsDir()
 }
 
 // MCPEntry is lore's server as a host runs it.
@@ -162,6 +173,9 @@ func errForeign(t MCPTarget, cur *MCPEntry) error {
 // it refuses an entry named lore that is another server. It reports
 // whether the file changed.
 func InstallMCP(t MCPTarget, binary string) (bool, error) {
+	if t.HostDirMissing() {
+		return false, fmt.Errorf("%s does not exist: is %s installed? (CODEX_HOME names its directory)", t.HostDir, t.Host.Title)
+	}
 	cur, err := MCPStatus(t)
 	if err != nil {
 		return false, unchanged(err)
@@ -315,6 +329,7 @@ func editJSON(path string, create bool, title string, change func(root *object) 
 	if err != nil {
 		return false, err
 	}
+	out = inStyleOf(data, out)
 	dir := filepath.Dir(path)
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		if !create {
