@@ -57,9 +57,18 @@ func (o *captureOptions) handoffFlags(fs *pflag.FlagSet) {
 // tagFlag registers the flags every capture verb takes: its tags and the
 // files it is about.
 func (o *captureOptions) tagFlag(fs *pflag.FlagSet) {
-	fs.StringSliceVar(&o.tags, "tags", nil, "comma-separated tags")
+	fs.Var((*tagValues)(&o.tags), "tags", "comma-separated tags")
 	fs.StringArrayVar(&o.files, "file", nil, "anchor the record to this file, or these lines of it (repeatable)")
 }
+
+// tagValues is --tags: each value as given (the flag repeats), which the
+// store splits at commas into tags (store.NormalizeTags). pflag's
+// StringSlice read it as CSV, where a quote is syntax: 'say"hi' failed.
+type tagValues []string
+
+func (t *tagValues) Set(v string) error { *t = append(*t, v); return nil }
+func (t *tagValues) String() string     { return strings.Join(*t, ",") }
+func (t *tagValues) Type() string       { return "strings" }
 
 // stdinHelp is what every verb that takes a record's text says of "-".
 const stdinHelp = `

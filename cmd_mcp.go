@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"lore/store"
 	"lore/trust"
 )
 
@@ -79,7 +80,9 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 	calls := newInflight()
 	out := &lockedWriter{w: e.stdout, calls: calls}
 	in := &jsonLines{r: bufio.NewReader(e.stdin), out: out, calls: calls}
-	return server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: out})
+	// jsonLines bounds every line it passes on, and answers a longer one:
+	// the SDK's own bound would end the session instead.
+	return server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: out, MaxLineLength: -1})
 }
 
 // Tool inputs: argument names are the record's on-disk field names.
@@ -101,7 +104,7 @@ type (
 		Text         string   `json:"text" jsonschema:"the decision, in one sentence"`
 		Rationale    string   `json:"rationale,omitempty" jsonschema:"why it was decided"`
 		Alternatives string   `json:"alternatives,omitempty" jsonschema:"what else was considered"`
-		Tags         []string `json:"tags,omitempty"`
+		Tags         []string `json:"tags,omitempty" jsonschema:"tags, one per element (a tag holds no comma)"`
 		Files        []string `json:"files,omitempty" jsonschema:"files the record is about, as path or path:start-end, relative to the repository root"`
 	}
 	learnIn struct {
@@ -110,30 +113,31 @@ type (
 		Solution   string   `json:"solution,omitempty" jsonschema:"what to do (for an anti-pattern: what to do instead)"`
 		Anti       bool     `json:"anti,omitempty" jsonschema:"true for an anti-pattern: something not to do"`
 		Confidence *float64 `json:"confidence,omitempty" jsonschema:"how sure, 0.0 to 1.0 (default 0.7)"`
-		Tags       []string `json:"tags,omitempty"`
+		Tags       []string `json:"tags,omitempty" jsonschema:"tags, one per element (a tag holds no comma)"`
 		Files      []string `json:"files,omitempty" jsonschema:"files the record is about, as path or path:start-end, relative to the repository root"`
 	}
 	failIn struct {
 		ErrorType string   `json:"error_type" jsonschema:"the kind of error, one word (NonZeroExit, Timeout, TypeError)"`
 		Text      string   `json:"text" jsonschema:"what failed, with the error message"`
 		Tool      string   `json:"tool,omitempty" jsonschema:"the tool that failed (Bash, npm, go test)"`
-		Tags      []string `json:"tags,omitempty"`
+		Tags      []string `json:"tags,omitempty" jsonschema:"tags, one per element (a tag holds no comma)"`
 		Files     []string `json:"files,omitempty" jsonschema:"files the record is about, as path or path:start-end, relative to the repository root"`
 	}
 	handoffIn struct {
 		Text    string   `json:"text" jsonschema:"what this session did"`
 		Next    []string `json:"next,omitempty" jsonschema:"the next steps"`
 		Blocked []string `json:"blocked,omitempty" jsonschema:"what blocks progress"`
-		Tags    []string `json:"tags,omitempty"`
+		Tags    []string `json:"tags,omitempty" jsonschema:"tags, one per element (a tag holds no comma)"`
 		Files   []string `json:"files,omitempty" jsonschema:"files the record is about, as path or path:start-end, relative to the repository root"`
 	}
 	observeIn struct {
 		Text  string   `json:"text" jsonschema:"what you noticed, to triage later"`
-		Tags  []string `json:"tags,omitempty"`
+		Tags  []string `json:"tags,omitempty" jsonschema:"tags, one per element (a tag holds no comma)"`
 		Files []string `json:"files,omitempty" jsonschema:"files the record is about, as path or path:start-end, relative to the repository root"`
 	}
 	captured struct {
-		ID string `json:"id" jsonschema:"the new record's ID"`
+		ID    string   `json:"id" jsonschema:"the new record's ID"`
+		Notes []string `json:"notes,omitempty" jsonschema:"what lore changed before writing (secrets redacted) or warns of, as the CLI says it on stderr"`
 	}
 )
 
@@ -200,11 +204,19 @@ func newMCPServer(e *env, readOnly, hostTrusted bool) *mcp.Server {
 	}
 	mcp.AddTool(server, write("remember", "Record a decision and why it was made; returns the new record's ID."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in rememberIn) (*mcp.CallToolResult, captured, error) {
-			return e.capture(append(withFlag(withFlag(tagArgs("remember", in.Tags, in.Files), "--rationale", in.Rationale), "--alternatives", in.Alternatives), "--", in.Text)...)
+			args, err := tagArgs("remember", in.Tags, in.Files)
+			if err != nil {
+				return nil, captured{}, err
+			}
+			return e.capture(append(withFlag(withFlag(args, "--rationale", in.Rationale), "--alternatives", in.Alternatives), "--", in.Text)...)
 		})
 	mcp.AddTool(server, write("learn", "Record a pattern (in this context, do this) or, with anti, an anti-pattern; returns the new record's ID."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in learnIn) (*mcp.CallToolResult, captured, error) {
-			args := withFlag(withFlag(tagArgs("learn", in.Tags, in.Files), "--context", in.Context), "--solution", in.Solution)
+			args, err := tagArgs("learn", in.Tags, in.Files)
+			if err != nil {
+				return nil, captured{}, err
+			}
+			args = withFlag(withFlag(args, "--context", in.Context), "--solution", in.Solution)
 			if in.Anti {
 				args = append(args, "--anti")
 			}
@@ -215,11 +227,18 @@ func newMCPServer(e *env, readOnly, hostTrusted bool) *mcp.Server {
 		})
 	mcp.AddTool(server, write("fail", "Record a failure: its error type and message, and the tool that failed; returns the new record's ID."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in failIn) (*mcp.CallToolResult, captured, error) {
-			return e.capture(append(withFlag(tagArgs("fail", in.Tags, in.Files), "--tool", in.Tool), "--", in.ErrorType, in.Text)...)
+			args, err := tagArgs("fail", in.Tags, in.Files)
+			if err != nil {
+				return nil, captured{}, err
+			}
+			return e.capture(append(withFlag(args, "--tool", in.Tool), "--", in.ErrorType, in.Text)...)
 		})
 	mcp.AddTool(server, write("handoff", "Record where this session leaves off for the next one: what was done, the next steps, what blocks; returns the new record's ID."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in handoffIn) (*mcp.CallToolResult, captured, error) {
-			args := tagArgs("handoff", in.Tags, in.Files)
+			args, err := tagArgs("handoff", in.Tags, in.Files)
+			if err != nil {
+				return nil, captured{}, err
+			}
 			for _, n := range in.Next {
 				args = append(args, "--next", n)
 			}
@@ -230,7 +249,11 @@ func newMCPServer(e *env, readOnly, hostTrusted bool) *mcp.Server {
 		})
 	mcp.AddTool(server, write("observe", "Note an observation in the inbox, to triage later; returns the new record's ID."),
 		func(_ context.Context, _ *mcp.CallToolRequest, in observeIn) (*mcp.CallToolResult, captured, error) {
-			return e.capture(append(tagArgs("observe", in.Tags, in.Files), "--", in.Text)...)
+			args, err := tagArgs("observe", in.Tags, in.Files)
+			if err != nil {
+				return nil, captured{}, err
+			}
+			return e.capture(append(args, "--", in.Text)...)
 		})
 	return server
 }
@@ -255,31 +278,58 @@ func withFlag(args []string, name, value string) []string {
 }
 
 // tagArgs starts a capture verb's arguments with what every capture
-// takes: tags and the files it is about.
-func tagArgs(verb string, tags, files []string) []string {
+// takes: tags and the files it is about. Each tag is one --tags value,
+// as given; the store makes tags of them as of the CLI's --tags values
+// (store.NormalizeTags: trimmed, lower-cased, split at commas, blanks
+// dropped). A tag the store would split is refused, not stored as two:
+// the agent gave one.
+func tagArgs(verb string, tags, files []string) ([]string, error) {
 	args := []string{verb}
-	if len(tags) > 0 {
-		args = append(args, "--tags", strings.Join(tags, ","))
+	for _, t := range tags {
+		if len(store.NormalizeTags([]string{t})) > 1 {
+			return nil, fmt.Errorf("%s: tag %q holds a comma, which separates tags: give each tag as its own element of tags", verb, t)
+		}
+		args = append(args, "--tags="+t)
 	}
 	for _, f := range files {
 		args = append(args, "--file", f)
 	}
-	return args
+	return args, nil
 }
 
 // runCLI runs a lore command in process with its own streams; a failure
 // comes back as the CLI's one-line error and its hint, whatever warnings
 // and notes came before them. A command that hands over its --json value
-// while printing text (env.structured) returns it too.
-func (e *env) runCLI(args ...string) (string, any, error) {
-	var out, errb bytes.Buffer
-	var js any
-	ce := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: e.getenv, cwd: e.cwd, dir: e.dir,
+// while printing text (env.structured) returns it too, and what it said
+// on stderr (see notices).
+func (e *env) runCLI(args ...string) (out string, js any, stderr string, err error) {
+	var outb, errb bytes.Buffer
+	ce := &env{stdin: strings.NewReader(""), stdout: &outb, stderr: &errb, getenv: e.getenv, cwd: e.cwd, dir: e.dir,
 		toolFiles: e.toolFiles, collect: func(v any) { js = v }}
 	if ce.main(args) != exitOK {
-		return "", nil, errors.New(failure(errb.String()))
+		return "", nil, errb.String(), errors.New(failure(errb.String()))
 	}
-	return out.String(), js, nil
+	return outb.String(), js, errb.String(), nil
+}
+
+// What starts the stderr lines a capture tool passes on: app.go's
+// reportRedactions and warn.
+const (
+	redactedPrefix = "lore: redacted before writing: "
+	warningPrefix  = "lore: warning: "
+)
+
+// notices are the lines of a command's stderr that tell of its result: a
+// secret redacted before writing (the record is not the text the agent
+// gave) and warnings. Other lines are the CLI's talk to a person.
+func notices(stderr string) []string {
+	var keep []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, redactedPrefix) || strings.HasPrefix(l, warningPrefix) {
+			keep = append(keep, l)
+		}
+	}
+	return keep
 }
 
 // failure is what a failed command's stderr says went wrong: its error
@@ -300,7 +350,7 @@ func failure(stderr string) string {
 // tool answers a read tool: the CLI's text, and its JSON
 // as structured content.
 func (e *env) tool(args ...string) (*mcp.CallToolResult, any, error) {
-	text, v, err := e.runCLI(args...)
+	text, v, _, err := e.runCLI(args...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -310,7 +360,7 @@ func (e *env) tool(args ...string) (*mcp.CallToolResult, any, error) {
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	if v == nil {
 		// The command does not hand over its JSON: ask for it.
-		js, _, err := e.runCLI(append([]string{args[0], "--json"}, args[1:]...)...)
+		js, _, _, err := e.runCLI(append([]string{args[0], "--json"}, args[1:]...)...)
 		if err == nil && json.Unmarshal([]byte(js), &v) != nil {
 			v = nil
 		}
@@ -342,12 +392,15 @@ func (e *env) checkTrusted() error {
 }
 
 // capture answers a capture tool: the new record's ID, as text and as
-// structured content.
+// structured content, with what the CLI would have said of it on stderr
+// (a secret redacted): the agent must know its text was not kept as given.
 func (e *env) capture(args ...string) (*mcp.CallToolResult, captured, error) {
-	out, _, err := e.runCLI(args...)
+	out, _, stderr, err := e.runCLI(args...)
 	if err != nil {
 		return nil, captured{}, err
 	}
 	id := strings.TrimSpace(out)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "recorded " + id}}}, captured{ID: id}, nil
+	notes := notices(stderr)
+	text := strings.Join(append([]string{"recorded " + id}, notes...), "\n")
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, captured{ID: id, Notes: notes}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -19,18 +20,29 @@ import (
 // jsonLines passes on the lines that hold a JSON object and answers any
 // other line itself with a JSON-RPC error: the SDK ends the session on a
 // line it cannot parse, and a client's bad line must not kill the server.
-// With calls set, the end of input waits for the answers to the calls
-// passed on.
+// It holds at most max bytes of a line (maxLineBytes if 0): a longer one is
+// read to its end, dropped and answered. With calls set, the end of input
+// waits for the answers to the calls passed on.
 type jsonLines struct {
 	r     *bufio.Reader
 	out   io.Writer
 	calls *inflight
+	max   int
 	buf   []byte
 }
 
+// maxLineBytes bounds a request line, its end included. A record holds at
+// most 64 KiB (store.MaxRecordBytes), which JSON's escapes can make six
+// times as long on the line: a longer line is no request lore can use,
+// and it is not held in memory to find that out.
+const maxLineBytes = 4 << 20
+
+// idHead is how much of a line too long to read is kept to find its id in.
+const idHead = 4 << 10
+
 func (j *jsonLines) Read(p []byte) (int, error) {
 	for len(j.buf) == 0 {
-		line, err := j.r.ReadBytes('\n')
+		line, size, err := j.readLine()
 		trimmed := bytes.TrimSpace(line)
 		var msg struct {
 			JSONRPC string          `json:"jsonrpc"`
@@ -38,6 +50,10 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 			Method  string          `json:"method"`
 		}
 		switch {
+		case size > j.limit():
+			// Answered whatever it holds, as only its start was read.
+			j.reject(headID(line[:min(len(line), idHead)]), -32600, fmt.Sprintf("invalid request: the line is %d bytes, over the %s a request line may hold; it was dropped",
+				size, byteSize(j.limit())))
 		case len(trimmed) == 0:
 		case !json.Valid(trimmed):
 			j.reject("null", -32700, "parse error: the line is not JSON")
@@ -57,7 +73,7 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 				break
 			}
 			if req, ok := decoded.(*jsonrpc.Request); ok && req.IsCall() && j.calls != nil {
-				j.calls.sent(req.ID)
+				j.calls.sent(req)
 			}
 			j.buf = append(trimmed, '\n')
 		}
@@ -74,6 +90,73 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 	n := copy(p, j.buf)
 	j.buf = j.buf[n:]
 	return n, nil
+}
+
+func (j *jsonLines) limit() int {
+	if j.max > 0 {
+		return j.max
+	}
+	return maxLineBytes
+}
+
+// readLine reads the next line and returns it with its size, its end
+// included. Of a line over the limit it keeps only the start (as much as
+// fitted, at least idHead bytes if the line has them) and reads the rest
+// to the line's end without keeping it: a client's 100 MB line costs
+// no more memory than a line at the limit.
+func (j *jsonLines) readLine() (line []byte, size int, err error) {
+	for {
+		chunk, e := j.r.ReadSlice('\n')
+		size += len(chunk)
+		switch {
+		case size <= j.limit():
+			line = append(line, chunk...)
+		case len(line) < idHead:
+			line = append(line, chunk[:min(len(chunk), idHead-len(line))]...)
+		}
+		if e != bufio.ErrBufferFull {
+			return line, size, e
+		}
+	}
+}
+
+// headID is the id of the request whose line starts with head, when head
+// holds it whole (something follows it), as a member of a JSON object that
+// only whole members come before: the answer to a line too long to read
+// names the call it answers, as the usual order of a request's members
+// (jsonrpc, id, method, params) lets it. Else, or if the id is not a
+// string or a number, it is null.
+func headID(head []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "null"
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		var value json.RawMessage
+		if err != nil || dec.Decode(&value) != nil || dec.InputOffset() >= int64(len(head)) {
+			return "null"
+		}
+		if key != "id" {
+			continue
+		}
+		if value[0] == '"' || value[0] == '-' || value[0] >= '0' && value[0] <= '9' {
+			return string(value)
+		}
+		return "null"
+	}
+	return "null"
+}
+
+// byteSize is n bytes in the largest unit that divides it: 4 MiB.
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // rawID is a request's id as it came, for the error answering it, or null.
@@ -99,37 +182,79 @@ const answerGrace = 10 * time.Second
 // drops the calls it is still handling, so a client that writes its
 // requests and closes stdin (a script, a pipe) got no answer to the last
 // ones; the reader holds the end of input back until they are answered.
+// It also knows whether the session is initialized, for the code of the
+// SDK's errors that have none (see answer).
 type inflight struct {
-	mu       sync.Mutex
-	pending  map[string]int
-	answered chan struct{}
+	mu          sync.Mutex
+	pending     map[string]int
+	inits       map[string]int // the initialize calls among pending
+	initialized bool           // an initialize call was answered with a result
+	answered    chan struct{}
 }
 
 func newInflight() *inflight {
-	return &inflight{pending: map[string]int{}, answered: make(chan struct{}, 1)}
+	return &inflight{pending: map[string]int{}, inits: map[string]int{}, answered: make(chan struct{}, 1)}
 }
 
 // idKey tells a string id from a number one ("1" from 1), as JSON-RPC does.
 func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
 
-func (c *inflight) sent(id jsonrpc.ID) {
+func (c *inflight) sent(req *jsonrpc.Request) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.pending[idKey(id)]++
+	key := idKey(req.ID)
+	c.pending[key]++
+	if req.Method == "initialize" {
+		c.inits[key]++
+	}
 }
 
-// saw notes a message the server wrote: an answer settles its call.
-func (c *inflight) saw(line []byte) {
+// answer reads a message the server is about to write: the answer to a
+// call, or nil. An error the SDK gives without a JSON-RPC code (code 0,
+// which JSON-RPC does not define) gets one: -32600, invalid request, for a
+// call the session's state refuses (a call before initialize, initialize
+// again), else -32603, internal error. The SDK returns these as plain Go
+// errors from its own request handling, before any middleware lore could
+// add, so only its output can be mended.
+func (c *inflight) answer(line []byte) (resp *jsonrpc.Response, fixed []byte) {
 	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line))
 	resp, ok := msg.(*jsonrpc.Response)
 	if err != nil || !ok {
-		return
+		return nil, line
 	}
+	var werr *jsonrpc.Error
+	if !errors.As(resp.Error, &werr) || werr.Code != 0 {
+		return resp, line
+	}
+	c.mu.Lock()
+	refused := !c.initialized || c.inits[idKey(resp.ID)] > 0
+	c.mu.Unlock()
+	werr.Code = jsonrpc.CodeInternalError
+	if refused {
+		werr.Code = jsonrpc.CodeInvalidRequest
+	}
+	b, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		return resp, line
+	}
+	return resp, append(b, '\n')
+}
+
+// settle notes an answer written: it settles its call.
+func (c *inflight) settle(resp *jsonrpc.Response) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := idKey(resp.ID)
 	if c.pending[key] == 0 {
 		return // an error jsonLines wrote for a line it did not pass on
+	}
+	if c.inits[key] > 0 {
+		if c.inits[key]--; c.inits[key] == 0 {
+			delete(c.inits, key)
+		}
+		if resp.Error == nil {
+			c.initialized = true
+		}
 	}
 	if c.pending[key]--; c.pending[key] == 0 {
 		delete(c.pending, key)
@@ -160,7 +285,8 @@ func (c *inflight) wait(grace time.Duration) {
 }
 
 // lockedWriter serialises the SDK's writes and jsonLines' error answers,
-// and tells calls about each answer written.
+// gives the SDK's errors a JSON-RPC code, and tells calls about each
+// answer written.
 type lockedWriter struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -170,11 +296,17 @@ type lockedWriter struct {
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n, err := l.w.Write(p)
-	if l.calls != nil {
-		l.calls.saw(p)
+	if l.calls == nil {
+		return l.w.Write(p)
 	}
-	return n, err
+	resp, out := l.calls.answer(p)
+	if _, err := l.w.Write(out); err != nil {
+		return 0, err
+	}
+	if resp != nil {
+		l.calls.settle(resp)
+	}
+	return len(p), nil
 }
 
 func (l *lockedWriter) Close() error { return nil }

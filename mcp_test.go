@@ -190,6 +190,14 @@ func TestMCPProtocol(t *testing.T) {
 		if isErr || id == "" || !strings.Contains(text, id) {
 			t.Fatalf("%s: %q error=%v structured=%v", cp.tool, text, isErr, st)
 		}
+		// The token scrubbed is said, as the CLI says it; nothing else is.
+		want := "recorded " + id
+		if cp.tool == "remember" {
+			want += "\nlore: redacted before writing: github-pat in rationale"
+		}
+		if text != want {
+			t.Errorf("%s: %q, want %q", cp.tool, text, want)
+		}
 		if shown := lore("show", id); !strings.HasPrefix(shown, cp.kind+" ") {
 			t.Errorf("%s: lore show %s says %q", cp.tool, id, shown)
 		}
@@ -231,6 +239,12 @@ func TestMCPProtocol(t *testing.T) {
 			t.Errorf("%q: want a JSON-RPC error, got %v", line, res)
 		}
 	}
+	// A line too long to read is answered, by its id, and dropped; the
+	// session goes on (over the SDK's 16 MiB, it ended).
+	big := `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"search","arguments":{"query":"` + strings.Repeat("a", 17<<20) + `"}}}`
+	if res, _ := c.send(big, "big")["error"].(map[string]any); res["code"] != float64(-32600) || !strings.Contains(fmt.Sprint(res["message"]), "over the 4 MiB") {
+		t.Errorf("a 17 MiB line: want a -32600 error naming the limit, got %v", res)
+	}
 	if res := c.rpc("tools/call", map[string]any{"name": "nosuch", "arguments": map[string]any{}}); res["error"] == nil {
 		t.Errorf("unknown tool: want an error, got %v", res)
 	}
@@ -250,6 +264,12 @@ func TestMCPProtocol(t *testing.T) {
 		t.Errorf("a failing tool beside a warning: error=%v %q", isErr, text)
 	}
 	os.Remove(bad)
+
+	// A call before initialize is an invalid request, with a JSON-RPC code.
+	early := startMCP(t, bin, repo)
+	if res, _ := early.rpc("tools/list", map[string]any{})["error"].(map[string]any); res["code"] != float64(-32600) {
+		t.Errorf("tools/list before initialize: want a -32600 error, got %v", res)
+	}
 
 	// --read-only serves only the read tools.
 	ro := startMCP(t, bin, repo, "--read-only")
