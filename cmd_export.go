@@ -59,9 +59,15 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	v := inject.BuildResume(ctx, snap, inject.ResumeOptions{})
-	text := inject.Export(snap, v, inject.ExportOptions{BudgetTokens: *budget, Section: section, Now: s.Clock(), Teach: s.Config.Loop.Teach, From: s.Rel(s.Dir)})
+	text, redacted := inject.Export(snap, v, inject.ExportOptions{BudgetTokens: *budget, Section: section, Now: s.Clock(), Teach: s.Config.Loop.Teach, From: s.Rel(s.Dir)})
+	// What Export redacted is said on stderr as a capture's redactions
+	// are (reportRedactions, after the command), once the text is written.
+	wrote := func() { s.Redacted = append(s.Redacted, redacted...) }
 	if *out == "" {
 		_, err := fmt.Fprint(e.stdout, text)
+		if err == nil {
+			wrote()
+		}
 		return err
 	}
 	path := *out
@@ -94,6 +100,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	if err := store.WriteThrough(path, []byte(doc)); err != nil {
 		return err
 	}
+	wrote()
 	fmt.Fprintf(e.stderr, "lore: wrote %s\n", e.rel(path))
 	return nil
 }

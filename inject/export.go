@@ -7,9 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"lore/failures"
 	"lore/index"
 	"lore/patterns"
 	"lore/record"
+	"lore/secrets"
 )
 
 // Markers around lore's section in a file such as AGENTS.md or CLAUDE.md:
@@ -47,9 +49,13 @@ func IsExport(doc string) bool {
 // Export renders the memory as Markdown for agents without hooks: where
 // the last session left off, then the most valuable records (trusted
 // patterns, live decisions, recurring failures), taken in turn while they
-// fit the budget.
-func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
+// fit the budget. The export goes into a committed file such as AGENTS.md,
+// so every record text in it is scrubbed as a capture scrubs it (a secret
+// hand-edited into a shard, which doctor reports, is not copied); the
+// findings are what was redacted from the text returned.
+func Export(snap *index.Snapshot, v *Resume, o ExportOptions) (string, []secrets.Finding) {
 	budget := o.BudgetTokens * CharsPerToken
+	var found []secrets.Finding
 	var head strings.Builder
 	head.WriteString(exportTitle + "\n\n")
 	fmt.Fprintf(&head, "Exported from %s/ on %s. Run `lore resume` for the live view, `lore show <id>` for a record.\n", cmp.Or(o.From, ".lore"), o.Now.Format("2006-01-02"))
@@ -62,37 +68,40 @@ func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
 	}
 	if h := v.Handoff; h != nil {
 		hb := handoffLines(h, (budget-used)/2) // the rest goes to the records
-		head.WriteString(hb)
-		used += len(hb)
+		head.WriteString(hb.text)
+		used += len(hb.text)
+		found = append(found, hb.found...)
 	}
+	// A section's lines are rendered (and scrubbed) only as the budget
+	// reaches them: a store of 100k records is not scrubbed whole for the
+	// few dozen lines that fit.
 	type section struct {
 		title string
-		items []string
-		taken int
+		n     int
+		line  func(i int) line
+		taken []line
+		next  *line // line(len(taken)), once rendered
 	}
-	var patRecs []*record.Record
-	var pats, decs []string
+	var patRecs, decRecs []*record.Record
 	for _, r := range snap.Records() { // newest first
 		switch {
 		case !r.Active():
 		case r.Kind == record.Pattern:
 			patRecs = append(patRecs, r)
 		case r.Kind == record.Decision:
-			decs = append(decs, decisionLine(r))
+			decRecs = append(decRecs, r)
 		}
 	}
 	// Most trusted first; ties stay newest first.
 	slices.SortStableFunc(patRecs, func(a, b *record.Record) int {
 		return cmp.Compare(patterns.Confidence(b), patterns.Confidence(a))
 	})
-	for _, r := range patRecs {
-		pats = append(pats, patternLine(r))
+	fails := v.Failures
+	sections := []*section{
+		{title: "Patterns", n: len(patRecs), line: func(i int) line { return patternLine(patRecs[i]) }},
+		{title: "Decisions", n: len(decRecs), line: func(i int) line { return decisionLine(decRecs[i]) }},
+		{title: "Recurring failures", n: len(fails), line: func(i int) line { return failureLine(fails[i]) }},
 	}
-	var fails []string
-	for _, t := range v.Failures {
-		fails = append(fails, fmt.Sprintf("- %d× %s, last %s: %s", t.Count, t.ErrorType, t.Last.Format("2006-01-02"), md(t.Example)))
-	}
-	sections := []*section{{"Patterns", pats, 0}, {"Decisions", decs, 0}, {"Recurring failures", fails, 0}}
 	teach := ""
 	if o.Teach {
 		teach = "\n### Recording\n\n```\n" + Teach + "\n```\n"
@@ -104,16 +113,21 @@ func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
 	for more := true; more; {
 		more = false
 		for _, s := range sections {
-			if s.taken == len(s.items) {
+			if len(s.taken) == s.n {
 				continue
 			}
-			cost := len(s.items[s.taken]) + 1
-			if s.taken == 0 {
+			if s.next == nil {
+				l := s.line(len(s.taken))
+				s.next = &l
+			}
+			cost := len(s.next.text) + 1
+			if len(s.taken) == 0 {
 				cost += len(sectionTitle(s.title))
 			}
 			if used+cost <= budget {
 				used += cost
-				s.taken++
+				s.taken = append(s.taken, *s.next)
+				s.next = nil
 				more = true
 			}
 		}
@@ -122,13 +136,14 @@ func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
 	b.WriteString(head.String())
 	left := 0
 	for _, s := range sections {
-		left += len(s.items) - s.taken
-		if s.taken == 0 {
+		left += s.n - len(s.taken)
+		if len(s.taken) == 0 {
 			continue
 		}
 		b.WriteString(sectionTitle(s.title))
-		for _, it := range s.items[:s.taken] {
-			b.WriteString(it + "\n")
+		for _, l := range s.taken {
+			b.WriteString(l.text + "\n")
+			found = append(found, l.found...)
 		}
 	}
 	if left > 0 {
@@ -139,7 +154,7 @@ func Export(snap *index.Snapshot, v *Resume, o ExportOptions) string {
 	if o.Section {
 		out = SectionBegin + "\n" + out + SectionEnd + "\n"
 	}
-	return out
+	return out, found
 }
 
 // leftOutLine closes an export that left records out.
@@ -147,66 +162,102 @@ const leftOutLine = "\n%d more records did not fit: `lore list`, `lore search <w
 
 func sectionTitle(title string) string { return "\n### " + title + "\n\n" }
 
+// line is text for an export, made of record texts scrubbed as a capture
+// scrubs them, and what was redacted from them.
+type line struct {
+	text  string
+	found []secrets.Finding
+}
+
+// clean is record text s made safe for the export (md) with its secrets
+// redacted (secrets.Scrub); each redaction is noted on l as "<field> of
+// <of>" ("solution of pat-1a2b3c4d"). Each field is scrubbed on its own,
+// as a capture scrubs it, so that the words the export puts between
+// fields ("When:", "Do:") make no secret of them.
+func (l *line) clean(of, field, s string) string {
+	s, kinds := secrets.Scrub(md(s))
+	for _, k := range kinds {
+		l.found = append(l.found, secrets.Finding{Kind: k, Field: field + " of " + of})
+	}
+	return s
+}
+
 // handoffLines says where the last session left off in at most room bytes:
 // its text cut at a word, then the next steps and blockers that fit whole.
 // `lore show` has the rest.
-func handoffLines(h *record.Record, room int) string {
+func handoffLines(h *record.Record, room int) line {
+	var l line
 	title := sectionTitle("Where the last session left off")
 	lead := fmt.Sprintf("%s (%s): ", h.Short(), h.Created.Format("2006-01-02"))
-	text := md(h.Text)
+	text := l.clean(h.Short(), "text", h.Text)
 	if full := len(title) + len(lead) + len(text) + 1; full > room {
 		text = CutWords(text, room-len(title)-len(lead)-1)
 		if text == "" {
-			return ""
+			return line{}
 		}
 	}
 	var b strings.Builder
 	b.WriteString(title + lead + text + "\n")
-	for _, l := range handoffSteps(h) {
-		if b.Len()+len(l) > room {
+	for _, step := range handoffSteps(h) {
+		if b.Len()+len(step.text) > room {
 			break
 		}
-		b.WriteString(l)
+		b.WriteString(step.text)
+		l.found = append(l.found, step.found...)
 	}
-	return b.String()
+	l.text = b.String()
+	return l
 }
 
-func handoffSteps(h *record.Record) []string {
-	var ls []string
+func handoffSteps(h *record.Record) []line {
+	var ls []line
 	for _, n := range h.Next {
-		ls = append(ls, fmt.Sprintf("- Next: %s\n", md(n)))
+		var l line
+		l.text = fmt.Sprintf("- Next: %s\n", l.clean(h.Short(), "next", n))
+		ls = append(ls, l)
 	}
 	for _, b := range h.Blocked {
-		ls = append(ls, fmt.Sprintf("- Blocked: %s\n", md(b)))
+		var l line
+		l.text = fmt.Sprintf("- Blocked: %s\n", l.clean(h.Short(), "blocked", b))
+		ls = append(ls, l)
 	}
 	return ls
 }
 
-func patternLine(r *record.Record) string {
-	title := md(r.Text)
+func patternLine(r *record.Record) line {
+	var l line
+	title := l.clean(r.Short(), "text", r.Text)
 	if r.Anti {
 		title = "Avoid: " + title
 	}
-	line := fmt.Sprintf("- **%s** (confidence %.1f, `%s`)", title, patterns.Confidence(r), r.Short())
+	l.text = fmt.Sprintf("- **%s** (confidence %.1f, `%s`)", title, patterns.Confidence(r), r.Short())
 	if r.Context != "" {
-		line += " When: " + md(r.Context) + "."
+		l.text += " When: " + l.clean(r.Short(), "context", r.Context) + "."
 	}
 	if r.Solution != "" {
 		label := " Do: "
 		if r.Anti {
 			label = " Instead: "
 		}
-		line += label + md(r.Solution)
+		l.text += label + l.clean(r.Short(), "solution", r.Solution)
 	}
-	return line
+	return l
 }
 
-func decisionLine(r *record.Record) string {
-	line := fmt.Sprintf("- **%s** (%s, `%s`)", md(r.Text), r.Created.Format("2006-01-02"), r.Short())
+func decisionLine(r *record.Record) line {
+	var l line
+	l.text = fmt.Sprintf("- **%s** (%s, `%s`)", l.clean(r.Short(), "text", r.Text), r.Created.Format("2006-01-02"), r.Short())
 	if r.Rationale != "" {
-		line += ": " + md(r.Rationale)
+		l.text += ": " + l.clean(r.Short(), "rationale", r.Rationale)
 	}
-	return line
+	return l
+}
+
+func failureLine(t failures.Trigger) line {
+	var l line
+	const of = "a recurring failure"
+	l.text = fmt.Sprintf("- %d× %s, last %s: %s", t.Count, l.clean(of, "error_type", t.ErrorType), t.Last.Format("2006-01-02"), l.clean(of, "text", t.Example))
+	return l
 }
 
 // md makes record text safe inside the Markdown: one line, no control

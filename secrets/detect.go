@@ -197,7 +197,8 @@ type span struct {
 }
 
 // find returns the secrets in text, sorted and without overlaps (the
-// earlier start wins, then the longer).
+// earlier start wins, then the longer, then the earlier rule: netrc-password
+// before password-in-words for the same value).
 func find(text string) []span {
 	rs := rules()
 	var found []span
@@ -223,7 +224,7 @@ func find(text string) []span {
 			found = append(found, span{start, end, r.id})
 		}
 	}
-	slices.SortFunc(found, func(a, b span) int {
+	slices.SortStableFunc(found, func(a, b span) int {
 		if a.start != b.start {
 			return a.start - b.start
 		}

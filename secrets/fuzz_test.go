@@ -27,6 +27,8 @@ func FuzzScrub(f *testing.F) {
 		"-----BEGIN RSA PRIVATE KEY-----\nMIIEow",
 		"<private>x</private> token_ttl = 3600",
 		"password: must be at least 12 characters",
+		"Billing uses sk_live_51HxQz2KfAkE9xYzWvUtSrQpOn8mLk. (AIzacOQTBP6tUWfm0kOqpQyP1OlFdyKhlIB3opX),",
+		"machine api.example.com\n  login bot\n  password Pz4Xc6Vb8Nm1; use password Hn6Jm8Kl0Pq2.",
 	} {
 		f.Add(s)
 	}

@@ -38,9 +38,11 @@ type allowSpec struct {
 
 // loreRules are what a memory needs on top of gitleaks' rules, which look
 // for credentials by provider: a credential assigned to any name that says
-// it is one (DB_PASSWORD=, "token": "…", api-key:), an Authorization
-// header, and a password in any URL scheme. Their values must look like a
-// credential, so prose ("password: must be at least 12 characters") and
+// it is one (DB_PASSWORD=, "token": "…", api-key:) or named in words ("the
+// token is …", "use password …"), a password given to a command line or in
+// a .netrc entry, an Authorization header, and a password in any URL
+// scheme. Their values must look like a credential, so prose ("password:
+// must be at least 12 characters", "the password reset flow") and
 // configuration (token_ttl = 3600) stay as written; and a private key
 // block cut short.
 var loreRules = []ruleSpec{
@@ -70,6 +72,50 @@ var loreRules = []ruleSpec{
 		valid:    looksLikeCredential,
 	},
 	{
+		// A .netrc entry (curl, git, ftp and pip read them): machine HOST,
+		// then login USER or account X, then password VALUE, on one line or
+		// several. The place says what the value is, so it only has to look
+		// like a credential, as an assigned one does. netrc's words are
+		// lower case, and a regex that starts with a literal skips to it
+		// (a text that names a password but no machine costs a search).
+		id:       "netrc-password",
+		regex:    `machine\s+\S+(?:\s+(?:login|account)\s+\S+)*\s+password\s+` + wordValue,
+		keywords: []string{"machine"},
+		valid:    looksLikeCredential,
+	},
+	{
+		// The default entry, for any other machine: default login USER
+		// password VALUE.
+		id:       "netrc-password",
+		regex:    `default(?:\s+(?:login|account)\s+\S+)+\s+password\s+` + wordValue,
+		keywords: []string{"default"},
+		valid:    looksLikeCredential,
+	},
+	{
+		// A password named in a sentence without "is" or "=": "use password
+		// Hn6Jm8Kl0Pq2 for the admin", "log in with password Summer2024".
+		// Prose puts ordinary words there ("the password reset flow", "the
+		// password field", "password sha256-hashed"), so see
+		// passwordInWords for what counts.
+		id:       "password-in-words",
+		regex:    `(?i)\bpassword[ \t]+` + wordValue,
+		keywords: []string{"password"},
+		valid:    passwordInWords,
+	},
+	{
+		// passwd and pwd are also commands, and "passwd deploy_01" names a
+		// user: a value after them counts when it also has an upper-case
+		// letter or a symbol, as a username or a path does not.
+		id:       "password-in-words",
+		regex:    `(?i)\b(?:passwd|pwd)[ \t]+` + wordValue,
+		keywords: []string{"passwd", "pwd"},
+		valid: func(v string) bool {
+			return passwordInWords(v) && (count(v, unicode.IsUpper) > 0 || count(v, func(r rune) bool {
+				return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_-.", r)
+			}) > 0)
+		},
+	},
+	{
 		// A credential other than a password said in words: "the token is
 		// X", "the aws_secret_access_key was X". Prose says such things of
 		// a credential too ("the token is JWT-based", "the api key is
@@ -96,6 +142,24 @@ var loreRules = []ruleSpec{
 		keywords: []string{"://"},
 		valid:    func(s string) bool { return !placeholder(s) },
 	},
+}
+
+// wordValue is a value written after a word in prose: quoted (also in
+// Markdown backticks), or up to a space, not counting the punctuation that
+// ends a sentence or closes a bracket after it ("password Hn6Jm8Kl0Pq2.").
+const wordValue = "(?:\"([^\"\\n]+)\"|'([^'\\n]+)'|`([^`\\n]+)`|([^\\s\"'`,;]*[^\\s\"'`,;.:)\\]]))"
+
+// passwordInWords says whether v, written after "password", is one: 8
+// characters or more with letters and digits, as a password given in words
+// is (never an English word, which has no digits: "the password reset
+// flow", "password field"), and not what prose also writes there: a path
+// or a URL, a version, a short commit hash, the name of a hash or an
+// encoding ("password sha256-hashed", "password base64-encoded").
+// "password123 is a bad example" names no value and stays; "use password
+// password123" gives one, weak as it is, and it goes.
+func passwordInWords(v string) bool {
+	return len(v) >= 8 && count(v, unicode.IsLetter) > 0 && count(v, unicode.IsDigit) > 0 &&
+		looksLikeCredential(v) && !strings.ContainsAny(v[:1], "/~.$%") && !strings.Contains(v, "://") && !notAPassword().MatchString(v)
 }
 
 // looksLikeCredential rejects values that are not secrets: placeholders
@@ -157,6 +221,12 @@ var (
 	// value is assigned to ("secret: aws_secret_access_key = …").
 	credentialName = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)*[_.-](?:password|passwd|secret|token|key|credentials?)(?:[_.-][a-z0-9]+)*$|^(?:password|passwd|secret|token|api[_.-]?key|credentials?)(?:[_.-][a-z0-9]+)+$`)
+	})
+	// What prose writes after "password" that has letters and digits but
+	// is no password: the name of a hash, a cipher or an encoding, a
+	// version, a short commit hash.
+	notAPassword = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?i:sha-?\d|md[245]|argon2|pbkdf2|base(?:16|32|36|58|62|64)|utf-?(?:8|16|32)|ed25519|x25519|x509|rsa-?\d|aes-?\d|hmac|crc-?\d|blake[23]|rot13|oauth2|https?\d|tls-?\d|ssl\d)|^v?\d+(?:\.\d+)+|^[0-9a-f]{7,12}$`)
 	})
 	// A call or a dotted name is code that reads the value, not the value:
 	// document.querySelector('#password'), config.db.password.
