@@ -112,6 +112,7 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 type shardCheck struct {
 	probs, secrets []Problem
 	versions       []seenVersion
+	triage         []triaged // the observations' promotions and dismissals
 	err            error
 }
 
@@ -134,7 +135,10 @@ func (s *Store) checkShards(files []string, fix bool) []shardCheck {
 				c.versions = make([]seenVersion, len(recs))
 				dir := s.kindDirOf(files[i])
 				for j, v := range recs {
-					c.versions[j] = seenVersion{id: v.ID, time: v.Time, line: int32(v.Source.Line), purged: v.Purged(), status: v.Status, promotedTo: v.PromotedTo}
+					c.versions[j] = seenVersion{id: v.ID, time: v.Time, line: int32(v.Source.Line), purged: v.Purged(), active: v.Active()}
+					if v.Status == record.StatusPromoted || v.Status == record.StatusDismissed {
+						c.triage = append(c.triage, triaged{j, v.PromotedTo})
+					}
 					if v.Kind.Dir() != dir {
 						c.probs = append(c.probs, misplaced(v, dir))
 					}

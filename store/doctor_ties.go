@@ -20,10 +20,16 @@ type seenVersion struct {
 	time   time.Time
 	line   int32
 	purged bool // a purge's tombstone
-	// The version's status, and an observation's promotion: two clones
-	// can each triage one observation, which one clone refuses but a merge
-	// keeps (triagedTwice).
-	status, promotedTo string
+	active bool // in the padding after purged: no bigger per version
+}
+
+// triaged is an observation's version that promoted it (to the record
+// promotedTo) or dismissed it (""), the j-th of its shard: two clones can
+// each triage one observation, which one clone refuses but a merge keeps
+// (triagedTwice). Few versions are, so they are kept apart.
+type triaged struct {
+	j          int
+	promotedTo string
 }
 
 // versionRef is the j-th record read from shard i.
@@ -133,10 +139,8 @@ func (s *Store) triagedTwice(files []string, results []shardCheck) []Problem {
 	seen := map[string]*triage{}
 	var order []string
 	for i, r := range results {
-		for _, v := range r.versions {
-			if v.status != record.StatusPromoted && v.status != record.StatusDismissed {
-				continue
-			}
+		for _, tv := range r.triage {
+			v := r.versions[tv.j]
 			t := seen[v.id]
 			if t == nil {
 				t = &triage{}
@@ -145,15 +149,15 @@ func (s *Store) triagedTwice(files []string, results []shardCheck) []Problem {
 			}
 			t.file, t.line = s.Rel(files[i]), int(v.line)
 			switch {
-			case v.status == record.StatusDismissed:
+			case tv.promotedTo == "":
 				if v.time.After(t.dismissed) {
 					t.dismissed = v.time
 				}
 			case t.promoted.IsZero() || v.time.Before(t.promoted):
 				t.promoted = v.time
 			}
-			if v.status == record.StatusPromoted && !slices.Contains(t.to, v.promotedTo) {
-				t.to = append(t.to, v.promotedTo)
+			if tv.promotedTo != "" && !slices.Contains(t.to, tv.promotedTo) {
+				t.to = append(t.to, tv.promotedTo)
 			}
 		}
 	}
@@ -161,7 +165,7 @@ func (s *Store) triagedTwice(files []string, results []shardCheck) []Problem {
 	// but one settles it.
 	type newest struct {
 		time   time.Time
-		status string
+		active bool
 	}
 	made := map[string]*newest{}
 	for _, t := range seen {
@@ -172,10 +176,7 @@ func (s *Store) triagedTwice(files []string, results []shardCheck) []Problem {
 	for _, r := range results {
 		for _, v := range r.versions {
 			if n := made[v.id]; n != nil && !v.time.Before(n.time) {
-				n.time, n.status = v.time, v.status
-				if v.purged {
-					n.status = "purged"
-				}
+				n.time, n.active = v.time, v.active
 			}
 		}
 	}
@@ -184,7 +185,7 @@ func (s *Store) triagedTwice(files []string, results []shardCheck) []Problem {
 		t := seen[id]
 		var to []string // the live ones
 		for _, r := range t.to {
-			if n := made[r]; !n.time.IsZero() && n.status == record.StatusActive {
+			if n := made[r]; !n.time.IsZero() && n.active {
 				to = append(to, record.ShortID(r))
 			}
 		}
