@@ -278,6 +278,10 @@ func commandNames() []string {
 const (
 	errorPrefix = "lore: error: "
 	hintPrefix  = "lore: hint: "
+	// A warning, and a write's redactions: lore mcp passes these lines on
+	// to the agent with the result of a capture (notices).
+	warningPrefix  = "lore: warning: "
+	redactedPrefix = "lore: redacted before writing: "
 )
 
 // fail prints err as `lore: error: …` (and a hint) and maps it to an exit code.
@@ -316,7 +320,7 @@ func (e *env) fail(err error) int {
 }
 
 func (e *env) warn(format string, args ...any) {
-	fmt.Fprintf(e.stderr, "lore: warning: "+format+"\n", args...)
+	fmt.Fprintf(e.stderr, warningPrefix+format+"\n", args...)
 }
 
 // storeDir is where the store is: --dir, then $LORE_DIR, then .lore found
@@ -365,7 +369,7 @@ func (e *env) reportRedactions() {
 	for _, f := range e.store.Redacted {
 		parts = append(parts, f.Kind+" in "+f.Field)
 	}
-	fmt.Fprintf(e.stderr, "lore: redacted before writing: %s\n", strings.Join(parts, ", "))
+	fmt.Fprintf(e.stderr, redactedPrefix+"%s\n", strings.Join(parts, ", "))
 }
 
 // load opens the store and reads the given kinds, reporting warnings.

@@ -312,13 +312,6 @@ func (e *env) runCLI(args ...string) (out string, js any, stderr string, err err
 	return outb.String(), js, errb.String(), nil
 }
 
-// What starts the stderr lines a capture tool passes on: app.go's
-// reportRedactions and warn.
-const (
-	redactedPrefix = "lore: redacted before writing: "
-	warningPrefix  = "lore: warning: "
-)
-
 // notices are the lines of a command's stderr that tell of its result: a
 // secret redacted before writing (the record is not the text the agent
 // gave) and warnings. Other lines are the CLI's talk to a person.
