@@ -1,6 +1,8 @@
 package gitrepo
 
 import (
+	"bytes"
+	"compress/zlib"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -397,5 +399,53 @@ func FuzzParseIndex(f *testing.F) {
 		if len(g.Entries) != want {
 			t.Fatalf("version %d: %d entries read, want %d", v, len(g.Entries), want)
 		}
+	})
+}
+
+// A commit's compressed form, loose or packed, gives its tree or nothing,
+// never a panic; a well-formed one always gives its tree.
+func FuzzCommitTreeLine(f *testing.F) {
+	tree := "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+	f.Add([]byte("commit 60\x00tree "+tree+"\nauthor a <a@b> 1 +0000\n"), true)
+	f.Add([]byte("tree "+tree+"\nparent x\n"), false)
+	f.Add([]byte("commit 5\x00tree \n"), true)
+	f.Add([]byte("tree A000000000000000000000000000000000000000\n"), false) // git writes lower case
+	f.Fuzz(func(t *testing.T, text []byte, loose bool) {
+		var z bytes.Buffer
+		w := zlib.NewWriter(&z)
+		_, _ = w.Write(text)
+		_ = w.Close()
+		for _, in := range [][]byte{text, z.Bytes()} {
+			got, ok := treeLine(bytes.NewReader(in), loose, 20)
+			if ok && (len(got) != 40 || strings.Trim(got, "0123456789abcdef") != "") {
+				t.Fatalf("tree %q from %q", got, in)
+			}
+		}
+		body := text
+		if loose {
+			_, body, _ = bytes.Cut(text, []byte{0})
+		}
+		if want, ok := bytes.CutPrefix(body, []byte("tree "+tree+"\n")); ok && (!loose || bytes.HasPrefix(text, []byte("commit "))) {
+			if got, ok := treeLine(bytes.NewReader(z.Bytes()), loose, 20); !ok || got != tree {
+				t.Fatalf("tree of %q: %q, %v (rest %q)", text, got, ok, want)
+			}
+		}
+	})
+}
+
+// Any bytes as a pack index: an offset or nothing, never a panic or a
+// huge allocation.
+func FuzzPackOffset(f *testing.F) {
+	head := append([]byte("\xfftOc\x00\x00\x00\x02"), make([]byte, 1024)...)
+	f.Add(head, byte(0))
+	f.Add(append(bytes.Repeat([]byte{0xff}, 1032), make([]byte, 64)...), byte(0xab))
+	f.Fuzz(func(t *testing.T, idx []byte, first byte) {
+		path := filepath.Join(t.TempDir(), "p.idx")
+		if err := os.WriteFile(path, idx, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		id := make([]byte, 20)
+		id[0] = first
+		packOffset(path, id)
 	})
 }

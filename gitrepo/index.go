@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -94,19 +95,40 @@ const (
 	flagIntentToAdd  = 0x2000 // in the extended flags
 )
 
-// parseIndex reads an index file's entries under prefix. It checks every
-// length against the data, so a damaged file is an error, never a panic.
+// parseIndex reads an index file's entries under prefix.
 func parseIndex(data []byte, hashSize int, prefix string) (*GitIndex, error) {
+	var n uint32
+	if len(data) >= 12 {
+		n = binary.BigEndian.Uint32(data[8:])
+	}
+	idx := &GitIndex{Entries: make(map[string]IndexEntry, min(n, 1<<16))}
+	_, err := walkIndex(data, hashSize, func(name []byte, e rawEntry) {
+		if bytes.HasPrefix(name, []byte(prefix)) {
+			idx.Entries[string(name[len(prefix):])] = e.entry()
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return idx, nil
+}
+
+// walkIndex calls visit with each entry of an index file, in git's order
+// (by path), and returns the object ID of the tree the whole index would
+// write, from its cache-tree extension: "" when git has not computed it
+// since the index last changed. It checks every length against the data,
+// so a damaged file is an error, never a panic. name is reused between
+// calls.
+func walkIndex(data []byte, hashSize int, visit func(name []byte, e rawEntry)) (tree string, err error) {
 	bad := func(what string) error { return fmt.Errorf("git index: %s", what) }
 	if len(data) < 12 || string(data[:4]) != "DIRC" {
-		return nil, bad("no DIRC header")
+		return "", bad("no DIRC header")
 	}
 	version := binary.BigEndian.Uint32(data[4:])
 	if version < 2 || version > 4 {
-		return nil, fmt.Errorf("%w: version %d", ErrIndexFormat, version)
+		return "", fmt.Errorf("%w: version %d", ErrIndexFormat, version)
 	}
 	n := binary.BigEndian.Uint32(data[8:])
-	idx := &GitIndex{Entries: make(map[string]IndexEntry, min(n, 1<<16))}
 	// Each entry: ctime, mtime (seconds, nanoseconds), dev, ino, mode, uid,
 	// gid, size (4 bytes each), the object ID, 2 bytes of flags.
 	fixed := 40 + hashSize + 2
@@ -115,7 +137,7 @@ func parseIndex(data []byte, hashSize int, prefix string) (*GitIndex, error) {
 	for i := uint32(0); i < n; i++ {
 		start := off
 		if len(data)-off < fixed {
-			return nil, bad("entry past the end")
+			return "", bad("entry past the end")
 		}
 		e := data[off:]
 		flags := binary.BigEndian.Uint16(e[fixed-2:])
@@ -123,7 +145,7 @@ func parseIndex(data []byte, hashSize int, prefix string) (*GitIndex, error) {
 		var ext uint16
 		if flags&flagExtended != 0 {
 			if version < 3 || len(data)-off < 2 {
-				return nil, bad("extended flags out of place")
+				return "", bad("extended flags out of place")
 			}
 			ext = binary.BigEndian.Uint16(data[off:])
 			off += 2
@@ -131,42 +153,31 @@ func parseIndex(data []byte, hashSize int, prefix string) (*GitIndex, error) {
 		if version == 4 {
 			strip, used := binary.Uvarint(data[off:])
 			if used <= 0 || strip > uint64(len(name)) {
-				return nil, bad("bad path prefix")
+				return "", bad("bad path prefix")
 			}
 			off += used
 			end := bytes.IndexByte(data[off:], 0)
 			if end < 0 {
-				return nil, bad("path past the end")
+				return "", bad("path past the end")
 			}
 			name = append(name[:len(name)-int(strip)], data[off:off+end]...)
 			off += end + 1
 		} else {
 			end := bytes.IndexByte(data[off:], 0)
 			if end < 0 {
-				return nil, bad("path past the end")
+				return "", bad("path past the end")
 			}
 			name = append(name[:0], data[off:off+end]...)
 			// Padded with 1 to 8 NULs to a multiple of 8 bytes.
 			off = start + (off-start+end+8)&^7
 			if off > len(data) {
-				return nil, bad("entry past the end")
+				return "", bad("entry past the end")
 			}
 		}
 		if int(flags&flagNameMask) != min(len(name), flagNameMask) {
-			return nil, bad("path length does not match its flags")
+			return "", bad("path length does not match its flags")
 		}
-		if !bytes.HasPrefix(name, []byte(prefix)) {
-			continue
-		}
-		be := func(at int) uint32 { return binary.BigEndian.Uint32(e[at:]) }
-		idx.Entries[string(name[len(prefix):])] = IndexEntry{
-			MtimeSec:  be(8),
-			MtimeNsec: be(12),
-			Ino:       be(20),
-			Size:      be(36),
-			Unchanged: flags&flagAssumeValid != 0 || ext&flagSkipWorktree != 0,
-			Recheck:   flags&flagStage != 0 || ext&flagIntentToAdd != 0,
-		}
+		visit(name, rawEntry{e, flags, ext})
 	}
 	// Extensions follow the entries, each a 4-byte signature and a size,
 	// before the trailing checksum. A split index ("link") keeps most
@@ -175,14 +186,56 @@ func parseIndex(data []byte, hashSize int, prefix string) (*GitIndex, error) {
 		sig := string(data[off : off+4])
 		size := binary.BigEndian.Uint32(data[off+4:])
 		if sig == "link" || sig == "sdir" {
-			return nil, fmt.Errorf("%w: %q extension", ErrIndexFormat, sig)
+			return "", fmt.Errorf("%w: %q extension", ErrIndexFormat, sig)
 		}
 		if uint64(size) > uint64(len(data)-off-8) {
-			return nil, bad("extension past the end")
+			return "", bad("extension past the end")
+		}
+		if sig == "TREE" {
+			tree = rootTree(data[off+8:off+8+int(size)], hashSize)
 		}
 		off += 8 + int(size)
 	}
-	return idx, nil
+	return tree, nil
+}
+
+// rawEntry is one index entry as stored: its fixed fields and flags.
+type rawEntry struct {
+	b          []byte
+	flags, ext uint16
+}
+
+func (e rawEntry) field(at int) uint32 { return binary.BigEndian.Uint32(e.b[at:]) }
+
+// mode is the file's type and permissions as git records them: 0o100644,
+// 0o100755, 0o120000 for a symbolic link, 0o160000 for a submodule.
+func (e rawEntry) mode() uint32 { return e.field(24) }
+
+// ctime is the entry's inode change time in nanoseconds, truncated as git
+// keeps it.
+func (e rawEntry) ctime() (sec, nsec uint32) { return e.field(0), e.field(4) }
+
+func (e rawEntry) entry() IndexEntry {
+	return IndexEntry{
+		MtimeSec:  e.field(8),
+		MtimeNsec: e.field(12),
+		Ino:       e.field(20),
+		Size:      e.field(36),
+		Unchanged: e.flags&flagAssumeValid != 0 || e.ext&flagSkipWorktree != 0,
+		Recheck:   e.flags&flagStage != 0 || e.ext&flagIntentToAdd != 0,
+	}
+}
+
+// rootTree reads the first entry of a cache-tree extension, the whole
+// index's: its path (empty) and a NUL, "ENTRIES SUBTREES\n", then, unless
+// ENTRIES is -1 (invalidated since), the tree's object ID.
+func rootTree(ext []byte, hashSize int) string {
+	head, rest, ok := bytes.Cut(ext, []byte("\n"))
+	counts, found := bytes.CutPrefix(head, []byte{0})
+	if !ok || !found || len(rest) < hashSize || bytes.HasPrefix(counts, []byte("-")) {
+		return ""
+	}
+	return hex.EncodeToString(rest[:hashSize])
 }
 
 // MayDiffer reports whether a file whose lstat gave size, mtime (in

@@ -31,7 +31,28 @@ const maxOutside = 1000
 // untracked files come from git ls-files --others, given every entry
 // beside the path down to the subtree, and the subtree is never walked.
 // Both name paths from the top of the worktree (status does with -z).
+//
+// Before any of that it sees whether lore alone can tell that nothing
+// differs (cleanStatus), and runs no git when it can.
 func StartStatus(ctx context.Context, getenv func(string) string, dir, exclude string) func() (*Status, error) {
+	done := make(chan struct{})
+	var wait func() (*Status, error)
+	go func() {
+		defer close(done)
+		if st, ok := cleanStatus(getenv, dir, exclude); ok {
+			wait = func() (*Status, error) { return st, nil }
+			return
+		}
+		wait = startGitStatus(ctx, getenv, dir, exclude)
+	}()
+	return func() (*Status, error) {
+		<-done
+		return wait()
+	}
+}
+
+// startGitStatus is StartStatus by git's own commands.
+func startGitStatus(ctx context.Context, getenv func(string) string, dir, exclude string) func() (*Status, error) {
 	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--no-renames"}
 	rel, err := filepath.Rel(dir, exclude)
 	if exclude == "" || err != nil || rel == "." || strings.HasPrefix(rel, "..") {
