@@ -56,11 +56,59 @@ func Open(dir string) (*Store, error) {
 	if !looksLikeStore(dir) {
 		return nil, fmt.Errorf("%w at %s: it holds neither config.toml nor a directory of records", ErrNoStore, dir)
 	}
+	if err := checkLocal(dir); err != nil {
+		return nil, err
+	}
 	cfg, err := config.LoadConfig(dir)
 	if err != nil {
 		return nil, err
 	}
 	return &Store{Dir: dir, Config: cfg}, nil
+}
+
+// checkLocal refuses a store whose .local is, or holds at its top, a
+// symbolic link. lore writes, replaces and removes files under .local (the
+// lock, the index and its cache, sessions, receipts), and git checks a
+// committed link out as a link: a clone whose .local/index led to /var
+// would have lore remove /var/cache. Files deeper down are replaced by
+// rename or removed as links, never followed.
+func checkLocal(dir string) error {
+	local := filepath.Join(dir, LocalDir)
+	fi, err := os.Lstat(local)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return &LinkedLocalError{Path: local, Link: fi.Mode()&fs.ModeSymlink != 0}
+	}
+	entries, err := os.ReadDir(local)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink != 0 {
+			return &LinkedLocalError{Path: filepath.Join(local, e.Name()), Link: true}
+		}
+	}
+	return nil
+}
+
+// LinkedLocalError is a store refused because something under .local that
+// lore writes to is a link or not a directory.
+type LinkedLocalError struct {
+	Path string
+	Link bool // a link; else .local is not a directory
+}
+
+func (e *LinkedLocalError) Error() string {
+	what := "not a directory"
+	if e.Link {
+		what = "a symbolic link"
+	}
+	return e.Path + " is " + what + ": lore writes and removes this checkout's own files under .local, never through a link; remove it (lore rebuilds what .local holds)"
 }
 
 // looksLikeStore reports whether dir holds what lore init or a capture
@@ -234,7 +282,8 @@ func appendSynced(path string, data []byte) error {
 		f.Close()
 		return err
 	}
-	if size := fi.Size(); size > 0 {
+	size := fi.Size()
+	if size > 0 {
 		last := make([]byte, 1)
 		if _, err := f.ReadAt(last, size-1); err != nil && err != io.EOF {
 			f.Close()
@@ -244,11 +293,16 @@ func appendSynced(path string, data []byte) error {
 			data = append([]byte{'\n'}, data...)
 		}
 	}
+	// A write that fails part way (a full disk, a size limit) would leave
+	// a torn line that the next append buries mid-file, past doctor's
+	// repair: the shard goes back to the size it had.
 	if _, err := f.Write(data); err != nil {
+		_ = f.Truncate(size)
 		f.Close()
 		return err
 	}
 	if err := f.Sync(); err != nil {
+		_ = f.Truncate(size)
 		f.Close()
 		return err
 	}
