@@ -38,8 +38,14 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 	if dir == "" {
 		root, err := gitrepo.RepoRoot(e.cwd, e.getenv)
 		if gitrepo.IsNotRepo(err) {
-			return &cliError{code: exitFailure, msg: "not inside a git repository",
-				hint: "run 'git init' first, or choose a directory with --dir"}
+			hint := "run 'git init' first, or choose a directory with --dir"
+			switch {
+			case e.getenv("GIT_DIR") != "" || e.getenv("GIT_WORK_TREE") != "":
+				hint = "lore finds the repository from the directory it runs in (a .git up the tree), not from GIT_DIR or GIT_WORK_TREE: run it in a checkout, or choose a directory with --dir"
+			case gitrepo.IsBare(e.cwd):
+				hint = "this is a bare repository, with no worktree to keep .lore in: run lore in a clone of it"
+			}
+			return &cliError{code: exitFailure, msg: "not inside a git repository", hint: hint}
 		}
 		if err != nil {
 			return err
