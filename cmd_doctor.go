@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 
+	"lore/gitrepo"
 	"lore/index"
 	"lore/store"
 )
@@ -49,6 +52,9 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	probs, err := s.Doctor(*fix)
 	if err != nil {
 		return err
+	}
+	if p, ok := e.leftOut(ctx, s); ok {
+		probs = append(probs, p)
 	}
 	// Doctor reads every shard; it brings the index up to date as
 	// thoroughly, so that a shard edited in place by hand (which no other
@@ -102,6 +108,33 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		return &cliError{code: exitFailure, msg: fmt.Sprintf("doctor found %d problem%s", open, plural(open))}
 	}
 	return nil
+}
+
+// leftOut reports the store's tracked files a sparse checkout leaves out
+// (git ls-files -t tags them S): every command then reads part of the
+// memory as if it were all of it, and --fix would write where git does not
+// look. Without git, nothing is reported.
+func (e *env) leftOut(ctx context.Context, s *store.Store) (store.Problem, bool) {
+	out, err := gitrepo.Run(ctx, e.getenv, s.Dir, "ls-files", "-t", "-z", "--", ".")
+	if err != nil {
+		return store.Problem{}, false
+	}
+	tracked, skipped := 0, 0
+	for _, entry := range strings.Split(out, "\x00") {
+		if entry == "" {
+			continue
+		}
+		tracked++
+		if strings.HasPrefix(entry, "S ") {
+			skipped++
+		}
+	}
+	if skipped == 0 {
+		return store.Problem{}, false
+	}
+	name := filepath.Base(s.Dir)
+	return store.Problem{File: name + "/", Kind: "sparse", Message: fmt.Sprintf(
+		"this checkout leaves out %d of the store's %d tracked files (sparse checkout), so lore reads part of the memory: git sparse-checkout add %s", skipped, tracked, name)}, true
 }
 
 // countStale is how many records in force have anchored code that moved

@@ -25,7 +25,7 @@ import (
 type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
-	Kind    string `json:"kind"` // malformed, torn, conflict, tie, purged, newer-format, not-a-directory, unreadable, attributes, temp-file, secret, config, encoding, misplaced, ignored, unknown-field, no-text
+	Kind    string `json:"kind"` // malformed, torn, conflict, sparse, tie, purged, newer-format, not-a-directory, unreadable, attributes, temp-file, secret, config, encoding, misplaced, ignored, unknown-field, no-text
 	Message string `json:"message"`
 	Fixable bool   `json:"fixable"`
 	Fixed   bool   `json:"fixed"`
