@@ -252,6 +252,8 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 		Scope  string              `json:"scope"`
 		File   string              `json:"file"`
 		Events []hooks.EventStatus `json:"events"`
+		// Problem is what keeps lore's hooks from being installed in File.
+		Problem string `json:"problem,omitempty"`
 	}
 	var rows []row
 	for _, t := range targets {
@@ -259,7 +261,7 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 		if err != nil {
 			return err
 		}
-		rows = append(rows, row{t.Agent.Name, t.Scope, t.Path, st})
+		rows = append(rows, row{t.Agent.Name, t.Scope, t.Path, st, t.HostDirProblem()})
 	}
 	if asJSON {
 		return e.printJSON(rows)
@@ -277,6 +279,8 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 		for _, ev := range r.Events {
 			state := "not installed"
 			switch {
+			case !ev.Installed && r.Problem != "":
+				state = "not installed, " + r.Problem
 			case ev.Installed && ev.Problem != "":
 				state = "installed, NOT RUNNING: " + ev.Problem
 			case ev.Installed && ev.BinaryOK:

@@ -10,6 +10,25 @@ import (
 	"lore/hooks"
 )
 
+// What lore mcp uninstall and status do, written once: each verb's --help
+// shows its own. (install's is in lore mcp --help, mcpHelp.)
+const (
+	mcpUninstallAbout = `uninstall removes lore's server from the MCP configuration of the agent
+and scope --agent and --scope name (default: claude, project scope), and
+the servers object if that leaves it empty; everything else in the file
+stays. A server named lore that is not lore's is refused untouched.`
+
+	mcpStatusAbout = `status shows, for every agent at both scopes, or the agent and scope
+--agent and --scope name, the configuration file, whether lore's server is
+installed there and the command it runs. A broken entry says why: its
+binary no longer exists, the server named lore is not lore's, or the file
+does not parse. Codex at user scope says when its directory ($CODEX_HOME,
+default ~/.codex) does not exist.`
+)
+
+// mcpAbout is the help text of each mcp verb that has its own.
+var mcpAbout = map[string]string{"uninstall": mcpUninstallAbout, "status": mcpStatusAbout}
+
 // mcpConfig runs lore mcp install, uninstall and status.
 func (e *env) mcpConfig(verb, help string, args []string) error {
 	var agent, scope, command string
@@ -22,6 +41,9 @@ func (e *env) mcpConfig(verb, help string, args []string) error {
 		fs.StringVar(&command, "command", "", "the lore binary the agent runs (default: this binary's absolute path)")
 	case "status":
 		fs.BoolVar(&asJSON, "json", false, "print JSON")
+	}
+	if about := mcpAbout[verb]; about != "" {
+		help += "\n\n" + about
 	}
 	if err := e.parse(fs, help, args); err != nil {
 		return err

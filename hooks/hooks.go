@@ -33,7 +33,10 @@ type Agent struct {
 	// Plugin hosts load lore's plugin file (opencode) instead of reading
 	// command hooks from a settings file; Events name the plugin's hooks.
 	Plugin bool
-	Note   string // what the user still has to do, if anything
+	// Comments: the host allows comments in its settings file (Gemini
+	// CLI; see jsonc.go), which lore reads and keeps.
+	Comments bool
+	Note     string // what the user still has to do, if anything
 }
 
 // Event is a hook event and the matcher lore registers it with.
@@ -69,7 +72,7 @@ func Agents() []Agent {
 		{Name: "codex", Title: "Codex CLI", ProjectFile: ".codex/hooks.json", UserFile: ".codex/hooks.json",
 			Events: []Event{{"UserPromptSubmit", ""}, {"SessionStart", "startup|resume|clear|compact"}, {"Stop", ""}}, Timeout: 10},
 		{Name: "gemini", Title: "Gemini CLI", ProjectFile: ".gemini/settings.json", UserFile: ".gemini/settings.json",
-			Events: []Event{{"BeforeAgent", ""}, {"SessionStart", ""}, {"AfterAgent", ""}}, Timeout: 10000, Named: true,
+			Events: []Event{{"BeforeAgent", ""}, {"SessionStart", ""}, {"AfterAgent", ""}}, Timeout: 10000, Named: true, Comments: true,
 			Note: "Gemini CLI runs hooks only in folders you trust: trust this one when gemini asks (headless 'gemini -p' stops in an untrusted folder)"},
 		{Name: "opencode", Title: "opencode", ProjectFile: ".opencode/plugins/lore.js", UserFile: ".config/opencode/plugins/lore.js",
 			Events: []Event{{"chat.message", ""}, {"experimental.chat.system.transform", ""}, {"experimental.session.compacting", ""}, {"session.status", ""}}, Plugin: true},
@@ -99,6 +102,10 @@ type Target struct {
 	// Switches are the host's settings files that can turn its hooks off,
 	// lowest precedence first (see switches.go).
 	Switches []string
+	// HostDir is the directory the host's environment names for t, which
+	// must exist and which lore does not create (Codex's $CODEX_HOME at
+	// user scope), or "".
+	HostDir string
 	// Self is the path of the lore binary at work, or "": a hook that runs
 	// it is lore's whatever the binary is called (installed as mem), so
 	// install, status and uninstall find the hook it wrote.
@@ -114,8 +121,8 @@ type UserDirs struct {
 
 // NewTarget places agent's settings file for scope: under the repository
 // root for project scope; for user scope where the host reads it (Codex:
-// $CODEX_HOME, which must exist; opencode: $XDG_CONFIG_HOME/opencode),
-// else below the home directory.
+// $CODEX_HOME, which install needs to exist, see HostDirProblem;
+// opencode: $XDG_CONFIG_HOME/opencode), else below the home directory.
 func NewTarget(a Agent, scope, repoRoot string, d UserDirs) (Target, error) {
 	t, err := newTarget(a, scope, repoRoot, d)
 	if err != nil {
@@ -142,10 +149,7 @@ func newTarget(a Agent, scope, repoRoot string, d UserDirs) (Target, error) {
 	case "user":
 		switch {
 		case a.Name == "codex" && d.CodexHome != "":
-			if fi, err := os.Stat(d.CodexHome); err != nil || !fi.IsDir() {
-				return Target{}, fmt.Errorf("CODEX_HOME=%s is not a directory: Codex reads its hooks from there; create it or unset CODEX_HOME", d.CodexHome)
-			}
-			return Target{Agent: a, Scope: scope, Path: filepath.Join(d.CodexHome, filepath.Base(a.UserFile))}, nil
+			return Target{Agent: a, Scope: scope, Path: filepath.Join(d.CodexHome, filepath.Base(a.UserFile)), HostDir: d.CodexHome}, nil
 		case a.Name == "opencode" && d.XDGConfig != "":
 			return Target{Agent: a, Scope: scope, Path: filepath.Join(d.XDGConfig, strings.TrimPrefix(a.UserFile, ".config/"))}, nil
 		}
@@ -155,6 +159,18 @@ func newTarget(a Agent, scope, repoRoot string, d UserDirs) (Target, error) {
 		return Target{Agent: a, Scope: scope, Path: filepath.Join(d.Home, a.UserFile)}, nil
 	}
 	return Target{}, fmt.Errorf("unknown scope %q (want project or user)", scope)
+}
+
+// HostDirProblem says why t's HostDir keeps lore's hooks from being
+// installed there, or "": install refuses, status says so.
+func (t Target) HostDirProblem() string {
+	if t.HostDir == "" {
+		return ""
+	}
+	if fi, err := os.Stat(t.HostDir); err == nil && fi.IsDir() {
+		return ""
+	}
+	return fmt.Sprintf("CODEX_HOME=%s is not a directory: Codex reads its hooks from there; create it or unset CODEX_HOME", t.HostDir)
 }
 
 // loreName recognises lore's binary by its name, whatever follows "lore"
@@ -201,6 +217,9 @@ func Command(binary, scope string) string {
 // command if lore's hook is already there. It reports whether the file
 // changed; an unchanged file is not rewritten.
 func Install(t Target, command string) (bool, error) {
+	if p := t.HostDirProblem(); p != "" {
+		return false, errors.New(p)
+	}
 	if t.Agent.Plugin {
 		return installPlugin(t, command)
 	}
@@ -278,7 +297,7 @@ func Status(t Target) ([]EventStatus, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	root, err := parseSettings(data)
+	root, err := parseFile(data, t.Agent.Comments)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", t.Path, err)
 	}
@@ -324,7 +343,7 @@ func Status(t Target) ([]EventStatus, error) {
 // edit applies change to the file's "hooks" object and writes the file
 // atomically if anything changed. A malformed file is refused untouched.
 func (t Target) edit(change func(hooks *object) (bool, error), create bool) (bool, error) {
-	return editJSON(t.Path, create && t.Scope != "user", t.Agent.Title, func(root *object) (bool, error) {
+	return editJSON(t.Path, create && t.Scope != "user", t.Agent.Title, t.Agent.Comments, func(root *object) (bool, error) {
 		hooks, err := hooksObject(root, t.Path)
 		if err != nil {
 			return false, err

@@ -86,7 +86,11 @@ const bom = "\xef\xbb\xbf"
 
 // parseSettings reads a settings file's content as a JSON object; a syntax
 // error names its line.
-func parseSettings(data []byte) (*object, error) {
+func parseSettings(data []byte) (*object, error) { return parseJSON(data, false) }
+
+// parseJSON is parseSettings; for a file whose comments are blanked
+// (parseFile), a trailing comma is an error like any other.
+func parseJSON(data []byte, commentsBlanked bool) (*object, error) {
 	data = bytes.TrimPrefix(data, []byte(bom))
 	o := newObject()
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -96,7 +100,7 @@ func parseSettings(data []byte) (*object, error) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
-			if json.Valid(stripJSONC(data)) {
+			if !commentsBlanked && json.Valid(stripJSONC(data)) {
 				return nil, fmt.Errorf("line %d: JSON with comments or trailing commas, which lore does not rewrite (they would be lost)", line)
 			}
 			return nil, fmt.Errorf("line %d: not valid JSON: %v", line, err)

@@ -33,6 +33,7 @@ type MCPHost struct {
 	Key         string // the JSON object that holds the servers
 	TOML        bool   // Codex's config.toml
 	Typed       bool   // entries say "type": "stdio"
+	Comments    bool   // the file may hold comments (Gemini CLI's settings; see jsonc.go)
 }
 
 // MCPServerName is the name lore's server is registered under.
@@ -44,7 +45,7 @@ func MCPHosts() []MCPHost {
 		{Name: "claude", Title: "Claude Code", ProjectFile: ".mcp.json", UserFile: ".claude.json", Key: "mcpServers"},
 		{Name: "cursor", Title: "Cursor", ProjectFile: ".cursor/mcp.json", UserFile: ".cursor/mcp.json", Key: "mcpServers"},
 		{Name: "codex", Title: "Codex CLI", ProjectFile: ".codex/config.toml", TOML: true},
-		{Name: "gemini", Title: "Gemini CLI", ProjectFile: ".gemini/settings.json", UserFile: ".gemini/settings.json", Key: "mcpServers"},
+		{Name: "gemini", Title: "Gemini CLI", ProjectFile: ".gemini/settings.json", UserFile: ".gemini/settings.json", Key: "mcpServers", Comments: true},
 		{Name: "vscode", Title: "VS Code", ProjectFile: ".vscode/mcp.json", UserFile: ".config/Code/User/mcp.json", Key: "servers", Typed: true},
 	}
 }
@@ -187,7 +188,7 @@ func InstallMCP(t MCPTarget, binary string) (bool, error) {
 	if t.Host.TOML {
 		return editCodexTOML(t.Path, &MCPEntry{binary, args})
 	}
-	return editJSON(t.Path, t.Scope == "project", t.Host.Title, func(root *object) (bool, error) {
+	return editJSON(t.Path, t.Scope == "project", t.Host.Title, t.Host.Comments, func(root *object) (bool, error) {
 		servers, err := childObject(root, t.Host.Key, t.Path)
 		if err != nil {
 			return false, err
@@ -227,7 +228,7 @@ func UninstallMCP(t MCPTarget) (bool, error) {
 	if t.Host.TOML {
 		return editCodexTOML(t.Path, nil)
 	}
-	return editJSON(t.Path, false, t.Host.Title, func(root *object) (bool, error) {
+	return editJSON(t.Path, false, t.Host.Title, t.Host.Comments, func(root *object) (bool, error) {
 		servers, err := childObject(root, t.Host.Key, t.Path)
 		if err != nil {
 			return false, err
@@ -257,7 +258,7 @@ func MCPStatus(t MCPTarget) (*MCPEntry, error) {
 	if t.Host.TOML {
 		return codexEntry(t.Path, data)
 	}
-	root, err := parseSettings(data)
+	root, err := parseFile(data, t.Host.Comments)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", t.Path, err)
 	}
@@ -308,8 +309,9 @@ func sameJSON(a, b json.RawMessage) bool {
 
 // editJSON applies change to the JSON object in path and writes the file
 // atomically if anything changed. A malformed file is refused untouched;
-// a missing directory is created only when create allows it.
-func editJSON(path string, create bool, title string, change func(root *object) (bool, error)) (bool, error) {
+// a missing directory is created only when create allows it. With
+// comments, the file may hold comments, which stay (see splice).
+func editJSON(path string, create bool, title string, comments bool, change func(root *object) (bool, error)) (bool, error) {
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -317,7 +319,7 @@ func editJSON(path string, create bool, title string, change func(root *object) 
 	case err != nil:
 		return false, err
 	}
-	root, err := parseSettings(data)
+	root, err := parseFile(data, comments)
 	if err != nil {
 		return false, fmt.Errorf("%s: %v; fix or move it, lore has not changed it", path, err)
 	}
@@ -325,11 +327,17 @@ func editJSON(path string, create bool, title string, change func(root *object) 
 	if err != nil || !changed {
 		return false, err
 	}
-	out, err := render(root)
-	if err != nil {
-		return false, err
+	var out []byte
+	if _, cs := blankComments(data); comments && len(cs) > 0 {
+		if out, err = splice(data, root); err != nil {
+			return false, fmt.Errorf("%s: %v", path, err)
+		}
+	} else {
+		if out, err = render(root); err != nil {
+			return false, err
+		}
+		out = inStyleOf(data, out)
 	}
-	out = inStyleOf(data, out)
 	dir := filepath.Dir(path)
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		if !create {

@@ -94,11 +94,24 @@ func TestSplitCommand(t *testing.T) {
 func TestUserScopeFollowsTheHostsEnvironment(t *testing.T) {
 	codex, _ := FindAgent("codex")
 	home := t.TempDir()
-	if _, err := NewTarget(codex, "user", "", UserDirs{Home: home, CodexHome: filepath.Join(home, "missing")}); err == nil || !strings.Contains(err.Error(), "CODEX_HOME") {
-		t.Errorf("a missing CODEX_HOME: %v", err)
+	// A CODEX_HOME that names no directory: status looks there and says
+	// why nothing is (HostDirProblem), install refuses and creates nothing.
+	missing := filepath.Join(home, "missing")
+	tg, err := NewTarget(codex, "user", "", UserDirs{Home: home, CodexHome: missing})
+	if err != nil || tg.Path != filepath.Join(missing, "hooks.json") || !strings.Contains(tg.HostDirProblem(), "CODEX_HOME="+missing+" is not a directory") {
+		t.Errorf("a missing CODEX_HOME: %v %q %q", err, tg.Path, tg.HostDirProblem())
 	}
-	tg, err := NewTarget(codex, "user", "", UserDirs{Home: home, CodexHome: home})
-	if err != nil || tg.Path != filepath.Join(home, "hooks.json") {
+	if st, err := Status(tg); err != nil || len(st) != len(codex.Events) || st[0].Installed {
+		t.Errorf("status with a missing CODEX_HOME: %+v %v", st, err)
+	}
+	if _, err := Install(tg, "lore inject --stdin"); err == nil || !strings.Contains(err.Error(), "CODEX_HOME") {
+		t.Errorf("install with a missing CODEX_HOME: %v", err)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("install created CODEX_HOME: %v", err)
+	}
+	tg, err = NewTarget(codex, "user", "", UserDirs{Home: home, CodexHome: home})
+	if err != nil || tg.Path != filepath.Join(home, "hooks.json") || tg.HostDirProblem() != "" {
 		t.Errorf("CODEX_HOME: %v %v", tg.Path, err)
 	}
 	oc, _ := FindAgent("opencode")

@@ -1,0 +1,274 @@
+package hooks
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// geminiSettings is a user's Gemini CLI settings.json as people write it:
+// comments of both kinds, on lines of their own and after values, a hook
+// and an MCP server of their own.
+const geminiSettings = `{
+  // my Gemini settings
+  "theme": "GitHub", // the light one
+  /* hooks of my own */
+  "hooks": {
+    "BeforeAgent": [
+      {
+        // checks the prompt first
+        "hooks": [
+          {
+            "name": "guard",
+            "type": "command",
+            "command": "./guard.sh"
+          }
+        ]
+      }
+    ]
+  },
+  "mcpServers": {
+    "github": {"command": "gh-mcp"} // the GitHub server
+  }
+}
+`
+
+// commentsOf is the text of each comment in data, in order.
+func commentsOf(data []byte) []string {
+	_, spans := blankComments(data)
+	var out []string
+	for _, c := range spans {
+		out = append(out, string(data[c.start:c.end]))
+	}
+	return out
+}
+
+func geminiTarget(t *testing.T, content string) Target {
+	t.Helper()
+	a, _ := FindAgent("gemini")
+	tg, err := NewTarget(a, "project", t.TempDir(), UserDirs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(tg.Path), 0o755)
+	if err := os.WriteFile(tg.Path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+// Gemini CLI reads its settings with comments allowed (strip-json-comments,
+// then JSON.parse), and writes them back keeping them: lore's hooks status,
+// install and uninstall, and its MCP server's, read such a file and keep
+// every comment, and uninstall gives back the file as it was, byte for
+// byte, in a Windows editor's style too.
+func TestGeminiSettingsKeepTheirComments(t *testing.T) {
+	for _, orig := range []string{geminiSettings, windowsStyle(geminiSettings)} {
+		tg := geminiTarget(t, orig)
+		want := commentsOf([]byte(orig))
+		check := func(what string) []byte {
+			t.Helper()
+			data, _ := os.ReadFile(tg.Path)
+			if got := commentsOf(data); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: comments %q, want %q\n%s", what, got, want, data)
+			}
+			if _, err := parseFile(data, true); err != nil {
+				t.Errorf("%s: %v\n%s", what, err, data)
+			}
+			if strings.HasPrefix(orig, bom) {
+				checkWindowsStyle(t, what, data)
+			}
+			return data
+		}
+		st, err := Status(tg)
+		if err != nil || st[0].Installed {
+			t.Fatalf("status: %+v %v", st, err)
+		}
+		if changed, err := Install(tg, "lore inject --stdin"); err != nil || !changed {
+			t.Fatalf("install: %v %v", changed, err)
+		}
+		installed := check("install")
+		if !strings.Contains(string(installed), "        // checks the prompt first\n") && !strings.Contains(string(installed), "        // checks the prompt first\r\n") {
+			t.Errorf("install moved the user's lines:\n%s", installed)
+		}
+		if st, err := Status(tg); err != nil || !st[0].Installed || !st[2].Installed {
+			t.Errorf("status after install: %+v %v", st, err)
+		}
+		if changed, err := Install(tg, "lore inject --stdin"); err != nil || changed {
+			t.Errorf("a second install: %v %v", changed, err)
+		}
+		if changed, err := Install(tg, "/opt/lore inject --stdin"); err != nil || !changed {
+			t.Fatalf("install from another binary: %v %v", changed, err)
+		}
+		check("install from another binary")
+		mcp := MCPTarget{Host: MCPHosts()[3], Scope: "project", Path: tg.Path}
+		if mcp.Host.Name != "gemini" {
+			t.Fatal(mcp.Host.Name)
+		}
+		if changed, err := InstallMCP(mcp, "/opt/lore"); err != nil || !changed {
+			t.Fatalf("mcp install: %v %v", changed, err)
+		}
+		check("mcp install")
+		if e, err := MCPStatus(mcp); err != nil || e == nil || e.Command != "/opt/lore" {
+			t.Errorf("mcp status: %+v %v", e, err)
+		}
+		if changed, err := UninstallMCP(mcp); err != nil || !changed {
+			t.Fatalf("mcp uninstall: %v %v", changed, err)
+		}
+		if changed, err := Uninstall(tg); err != nil || !changed {
+			t.Fatalf("uninstall: %v %v", changed, err)
+		}
+		if got, _ := os.ReadFile(tg.Path); string(got) != orig {
+			t.Errorf("after uninstall:\n%s\nwant\n%s", got, orig)
+		}
+	}
+}
+
+// What lore would have to rewrite without a comment (the user's note
+// inside lore's own hook) is refused, naming the file and the comment's
+// line, and the file is left as it was.
+func TestGeminiCommentLoreWouldDropIsRefused(t *testing.T) {
+	tg := geminiTarget(t, geminiSettings)
+	if _, err := Install(tg, "lore inject --stdin"); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(tg.Path)
+	mine := strings.Replace(string(data), `"name": "lore",`, `"name": "lore", // keep it fast`, 1)
+	os.WriteFile(tg.Path, []byte(mine), 0o644)
+	line := 1 + strings.Count(mine[:strings.Index(mine, "// keep it fast")], "\n")
+	_, err := Uninstall(tg)
+	want := tg.Path + ": line " + strconv.Itoa(line) + `: this comment is inside "hooks.BeforeAgent[1]", which lore would rewrite without it; lore has not changed it`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("uninstall: %v\nwant %s…", err, want)
+	}
+	if got, _ := os.ReadFile(tg.Path); string(got) != mine {
+		t.Errorf("the file changed:\n%s", got)
+	}
+	// Status reads it all the same.
+	if st, err := Status(tg); err != nil || !st[0].Installed {
+		t.Errorf("status: %+v %v", st, err)
+	}
+}
+
+// Only Gemini CLI's settings may hold comments; its parser does not allow
+// trailing commas, so lore calls those invalid there, and still tells
+// another host's commented file from a broken one.
+func TestCommentsOnlyWhereTheHostAllowsThem(t *testing.T) {
+	tg := geminiTarget(t, "{\n  // mine\n  \"theme\": \"dark\",\n}\n")
+	if _, err := Status(tg); err == nil || !strings.Contains(err.Error(), "line 4: not valid JSON") {
+		t.Errorf("a trailing comma in Gemini's settings: %v", err)
+	}
+	a, _ := FindAgent("claude")
+	claude, _ := NewTarget(a, "project", filepath.Dir(filepath.Dir(tg.Path)), UserDirs{})
+	os.MkdirAll(filepath.Dir(claude.Path), 0o755)
+	os.WriteFile(claude.Path, []byte("{\n  // mine\n  \"model\": \"sonnet\"\n}\n"), 0o644)
+	if _, err := Install(claude, "lore inject --stdin"); err == nil || !strings.Contains(err.Error(), "line 2: JSON with comments") {
+		t.Errorf("Claude Code's settings with a comment: %v", err)
+	}
+}
+
+// Splicing lore's change into a commented file, as lore's edits do it:
+// what lore adds goes in the file's indentation, what it removes takes its
+// lines with it, and the comments stay where they were.
+func TestSplice(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		change   func(root *object)
+		want     string
+	}{
+		{"add to an empty object", "// c\n{}\n", func(r *object) { r.set("k", mustJSON(1)) }, "// c\n{\n  \"k\": 1\n}\n"},
+		{"add after a commented member", "{\n\t\"a\": 1 // one\n}\n", func(r *object) { r.set("k", mustJSON([]int{1})) },
+			"{\n\t\"a\": 1, // one\n\t\"k\": [\n\t\t1\n\t]\n}\n"},
+		{"remove the last member", "{\n  \"a\": 1, // one\n  \"b\": 2\n}\n", func(r *object) { r.del("b") }, "{\n  \"a\": 1 // one\n}\n"},
+		{"remove the first member", "{\n  \"a\": 1,\n  // about b\n  \"b\": 2\n}\n", func(r *object) { r.del("a") }, "{\n  // about b\n  \"b\": 2\n}\n"},
+		{"remove the only member", "{ /* c */\n  \"a\": {\n    \"x\": 1\n  }\n}\n", func(r *object) { r.del("a") }, "{ /* c */\n}\n"},
+		{"change a nested value", "{\n  \"a\": {\"x\": 1, /* y */ \"y\": 2}\n}\n", func(r *object) { r.set("a", mustJSON(map[string]int{"x": 3, "y": 2})) },
+			"{\n  \"a\": {\"x\": 3, /* y */ \"y\": 2}\n}\n"},
+		{"a comment only", "// nothing yet", func(r *object) { r.set("k", mustJSON(true)) }, "// nothing yet\n{\n  \"k\": true\n}\n"},
+	} {
+		blank, _ := blankComments([]byte(c.in))
+		root, err := parseJSON(blank, true)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		c.change(root)
+		got, err := splice([]byte(c.in), root)
+		if err != nil || string(got) != c.want {
+			t.Errorf("%s: %v\n%s\nwant\n%s", c.name, err, got, c.want)
+		}
+	}
+}
+
+// FuzzGeminiComments: whatever commented settings Gemini CLI's lore edits
+// meet, an edit either is refused and leaves the file as it was, or keeps
+// every comment, in order, and leaves the same settings as the same edit
+// of the file with its comments blanked out.
+func FuzzGeminiComments(f *testing.F) {
+	f.Add([]byte(geminiSettings))
+	f.Add([]byte(windowsStyle(geminiSettings)))
+	f.Add([]byte("// c\n{}"))
+	f.Add([]byte(`{/* a */"hooks": {"AfterAgent": [{"hooks": [{"command": "lore inject --stdin"} /* b */]}]}}`))
+	f.Add([]byte("{\"hooks\": {\"SessionStart\": [ // x\n {\"hooks\": [{\"command\": \"lore inject --stdin\"}, {\"command\": \"y\"}]}]}, \"mcpServers\": {\"lore\": {\"command\": \"lore\", \"args\": [\"mcp\"]} // l\n}}"))
+	a, _ := FindAgent("gemini")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		blank, spans := blankComments(data)
+		if len(spans) == 0 {
+			return
+		}
+		if _, err := parseFile(data, true); err != nil {
+			return
+		}
+		dir := t.TempDir()
+		commented, _ := NewTarget(a, "project", filepath.Join(dir, "c"), UserDirs{})
+		plain, _ := NewTarget(a, "project", filepath.Join(dir, "p"), UserDirs{})
+		for _, tg := range []Target{commented, plain} {
+			os.MkdirAll(filepath.Dir(tg.Path), 0o755)
+		}
+		os.WriteFile(commented.Path, data, 0o644)
+		os.WriteFile(plain.Path, blank, 0o644)
+		mcp := func(tg Target) MCPTarget { return MCPTarget{Host: MCPHosts()[3], Scope: "project", Path: tg.Path} }
+		for _, step := range []struct {
+			name string
+			do   func(Target) (bool, error)
+		}{
+			{"install", func(tg Target) (bool, error) { return Install(tg, "lore inject --stdin") }},
+			{"mcp install", func(tg Target) (bool, error) { return InstallMCP(mcp(tg), "/opt/lore") }},
+			{"uninstall", Uninstall},
+			{"mcp uninstall", func(tg Target) (bool, error) { return UninstallMCP(mcp(tg)) }},
+		} {
+			before, _ := os.ReadFile(commented.Path)
+			_, err := step.do(commented)
+			got, _ := os.ReadFile(commented.Path)
+			if err != nil {
+				if string(got) != string(before) {
+					t.Fatalf("%s: refused (%v) but changed the file:\n%q\nto\n%q", step.name, err, before, got)
+				}
+				return
+			}
+			if _, err := step.do(plain); err != nil {
+				t.Fatalf("%s: the commented file took it, the plain one not: %v", step.name, err)
+			}
+			if c, w := commentsOf(got), commentsOf(data); !reflect.DeepEqual(c, w) {
+				t.Fatalf("%s: comments %q, want %q in\n%q", step.name, c, w, got)
+			}
+			gotRoot, err := parseFile(got, true)
+			if err != nil {
+				t.Fatalf("%s: %v in\n%q", step.name, err, got)
+			}
+			want, _ := os.ReadFile(plain.Path)
+			wantRoot, _ := parseFile(want, false)
+			// The same values (invalid UTF-8 read alike: the splice keeps
+			// the user's bytes, a rewrite does not) and key order.
+			var g, w any
+			json.Unmarshal(mustJSON(gotRoot), &g)
+			json.Unmarshal(mustJSON(wantRoot), &w)
+			if !reflect.DeepEqual(g, w) || len(gotRoot.keys) != len(wantRoot.keys) {
+				t.Fatalf("%s: settings\n%s\nwant\n%s\nfrom\n%q", step.name, mustJSON(gotRoot), mustJSON(wantRoot), got)
+			}
+		}
+	})
+}
