@@ -48,11 +48,11 @@ answer only in a repository the user trusts (lore trust), as the hooks do;
 (install writes it at project scope), which needs no trust of lore's: see
 lore trust --help.
 
-install writes lore's server into an agent's MCP configuration: claude
-(.mcp.json; user: ~/.claude.json), cursor (.cursor/mcp.json), codex
-([mcp_servers.lore] in .codex/config.toml; user: $CODEX_HOME/config.toml),
-gemini (.gemini/settings.json), vscode (.vscode/mcp.json). The defaults are
-claude and project scope, as for lore hooks install.`
+` + mcpInstallAbout + `
+
+` + mcpUninstallAbout + `
+
+` + mcpStatusAbout
 
 func cmdMCP(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && slices.Contains(groupVerbs["mcp"], args[0]) {

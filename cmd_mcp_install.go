@@ -10,9 +10,15 @@ import (
 	"lore/hooks"
 )
 
-// What lore mcp uninstall and status do, written once: each verb's --help
-// shows its own. (install's is in lore mcp --help, mcpHelp.)
+// What each lore mcp verb does, written once: lore mcp --help shows all,
+// each verb's --help its own.
 const (
+	mcpInstallAbout = `install writes lore's server into an agent's MCP configuration: claude
+(.mcp.json; user: ~/.claude.json), cursor (.cursor/mcp.json), codex
+([mcp_servers.lore] in .codex/config.toml; user: $CODEX_HOME/config.toml),
+gemini (.gemini/settings.json), vscode (.vscode/mcp.json). The defaults are
+claude and project scope, as for lore hooks install.`
+
 	mcpUninstallAbout = `uninstall removes lore's server from the MCP configuration of the agent
 and scope --agent and --scope name (default: claude, project scope), and
 the servers object if that leaves it empty; everything else in the file
@@ -26,8 +32,8 @@ does not parse. Codex at user scope says when its directory ($CODEX_HOME,
 default ~/.codex) does not exist.`
 )
 
-// mcpAbout is the help text of each mcp verb that has its own.
-var mcpAbout = map[string]string{"uninstall": mcpUninstallAbout, "status": mcpStatusAbout}
+// mcpAbout is each mcp verb's own help text.
+var mcpAbout = map[string]string{"install": mcpInstallAbout, "uninstall": mcpUninstallAbout, "status": mcpStatusAbout}
 
 // mcpConfig runs lore mcp install, uninstall and status.
 func (e *env) mcpConfig(verb, help string, args []string) error {
