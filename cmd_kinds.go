@@ -213,7 +213,7 @@ func promote(s *store.Store, ref string, to record.Kind, errorType string) (*rec
 			return err
 		}
 		next := tx.Next(obs)
-		if made, err = s.New(to, obs.Text, obs.Tags); err != nil {
+		if made, err = s.New(to, obs.Text, record.FoldTags(obs.Tags)); err != nil {
 			return err
 		}
 		if err := inbox.Promoted(next, made.ID); err != nil {

@@ -103,7 +103,7 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "  Promoted to: %s\n", termSafe(record.ShortID(r.PromotedTo)))
 	}
 	if len(r.Tags) > 0 {
-		fmt.Fprintf(e.stdout, "  Tags: %s\n", termSafe(strings.Join(r.Tags, ", ")))
+		fmt.Fprintf(e.stdout, "  Tags: %s\n", termSafe(record.OneLine(strings.Join(r.Tags, ", "))))
 	}
 	for _, st := range code {
 		fmt.Fprintf(e.stdout, "  Code: %s%s\n", termSafe(st.Describe()), since(st.When))

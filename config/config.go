@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -146,6 +147,9 @@ func LoadConfig(dir string) (*Config, error) {
 	}
 	md, err := toml.Decode(string(data), cfg)
 	if err != nil {
+		if line := conflictLine(data); line > 0 {
+			return nil, &ConfigError{path, line, conflictMsg}
+		}
 		line, key, msg := tomlerr.Where(string(data), err)
 		if key != "" {
 			msg = fmt.Sprintf("key %q: %s", key, msg)
@@ -168,6 +172,23 @@ func LoadConfig(dir string) (*Config, error) {
 	}
 	cfg.clamp(path, data, md)
 	return cfg, nil
+}
+
+// conflictMsg is the error for a config.toml a merge left with git's
+// conflict markers: the TOML parser's own message about the marker's '<'
+// says nothing of the merge, and every command would fail with it.
+const conflictMsg = "git conflict marker: a merge left this file unresolved; keep what each side meant and drop the marker lines (<<<<<<<, =======, >>>>>>>)"
+
+// conflictLine is the line (1-based) of the first git conflict marker in
+// data, or 0. It is asked only of a file that does not parse: a marker
+// outside a multi-line string never does, and one inside is text.
+func conflictLine(data []byte) int {
+	for i, l := range bytes.Split(data, []byte("\n")) {
+		if record.IsConflictMarker(l) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // Bounds a repository's config.toml cannot go past: it is committed by

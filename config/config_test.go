@@ -298,3 +298,27 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 		}
 	}
 }
+
+// A config.toml a merge left with git's conflict markers is refused with
+// the line of the first marker and what to do, not the parser's complaint
+// about a '<'; a marker line inside a multi-line string is text.
+func TestConflictMarkersAreNamed(t *testing.T) {
+	conflict := "format = 1\n\n[inject]\n<<<<<<< HEAD\nbudget = 1500\n=======\nbudget = 3000\n>>>>>>> other\nmax_items = 5\n"
+	diff3 := "[inject]\r\nbudget = 1500\r\n||||||| base\r\nbudget = 2000\r\n=======\r\nbudget = 3000\r\n>>>>>>> other\r\n"
+	for _, c := range []struct {
+		body string
+		line int
+	}{{conflict, 4}, {diff3, 3}, {"=======\n", 1}} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "config.toml"), []byte(c.body), 0o644)
+		_, err := LoadConfig(dir)
+		want := fmt.Sprintf("config.toml:%d: git conflict marker: a merge left this file unresolved; keep what each side meant and drop the marker lines", c.line)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("config %q: error %v, want %q", c.body, err, want)
+		}
+	}
+	cfg := loadText(t, "[synonyms]\nmerge = [\"\"\"\n=======\n\"\"\"]\n")
+	if got := cfg.Synonyms["merge"]; len(got) != 1 || got[0] != "=======\n" {
+		t.Errorf("a marker line inside a string: synonyms %q", got)
+	}
+}

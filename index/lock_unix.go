@@ -3,6 +3,7 @@
 package index
 
 import (
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -19,3 +20,18 @@ func tryLock(path string) (func(), bool) {
 	}
 	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, true
 }
+
+// renameOpen: an open file can be renamed and removed, so a temporary
+// file's lock (lockTemp) is held through its rename or its removal.
+const renameOpen = true
+
+// lockTemp takes the lock of an open temporary file, if no one holds it.
+// Its writer holds it from the file's creation to its rename; the kernel
+// drops it when the writer exits, however it exits (kill -9 included).
+func lockTemp(f *os.File) bool {
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
+}
+
+// abandoned says whether the temporary file open as f, just locked with
+// lockTemp, has no live writer: holding its lock proves it.
+func abandoned(*os.File, fs.FileInfo) bool { return true }

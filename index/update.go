@@ -226,7 +226,7 @@ func (sc *scan) update() ([]*segment, *resolution) {
 // every prompt hook at 100k records five times slower).
 func (sc *scan) writeSegment(name string, data encodedSegment) (*segment, error) {
 	path := filepath.Join(indexDir(sc.store), name)
-	if err := store.WriteAtomic(path, data.parts()...); err != nil {
+	if err := writeFile(path, data.parts()...); err != nil {
 		return nil, err
 	}
 	mapped, err := mmapfile.Map(path)
@@ -266,18 +266,23 @@ func (sc *scan) publish(m *manifest, written []string) {
 	if cur := readManifest(sc.store, sc.tok.Version); !cur.sameAs(sc.read) {
 		return // another process published since this one read the manifest
 	}
-	if err := store.WriteAtomic(manifestPath(sc.store), m.encode(sc.tok.Version)); err != nil {
+	if err := writeFile(manifestPath(sc.store), m.encode(sc.tok.Version)); err != nil {
 		return
 	}
 	published = true
 	removeOrphans(dir, m.segs)
 }
 
-// removeOrphans deletes segment files the manifest does not name, and the
-// cache of lore versions before the index.
+// removeOrphans deletes segment files the manifest does not name, the
+// temporary files of writers that died (removeTemp), and the cache of
+// lore versions before the index.
 func removeOrphans(dir string, named []string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tempPrefix) && e.Type().IsRegular() {
+			removeTemp(filepath.Join(dir, e.Name()))
+			continue
+		}
 		if !strings.HasSuffix(e.Name(), ".seg") || slices.Contains(named, e.Name()) {
 			continue
 		}

@@ -83,7 +83,7 @@ func FuzzParseTOMLAsWhole(f *testing.F) {
 			}
 		}
 		for i := range whole.Pattern {
-			if whole.Pattern[i].Validate() != nil {
+			if whole.Pattern[i].validateStored() != nil {
 				return
 			}
 		}
@@ -135,7 +135,7 @@ func FuzzDecodeFast(f *testing.F) {
 		if !decodeFast(line, &fast) {
 			return
 		}
-		ferr := fast.Validate()
+		ferr := fast.validateStored()
 		slow, serr := unmarshalLineReflect(line)
 		if (ferr == nil) != (serr == nil) {
 			t.Fatalf("fast error %v, encoding/json error %v for %q", ferr, serr, line)
@@ -157,7 +157,7 @@ func FuzzDecodeTableFast(f *testing.F) {
 		if !decodeTableFast(text, &fast) {
 			return
 		}
-		ferr := fast.Validate()
+		ferr := fast.validateStored()
 		slow, serr := unmarshalTableLib(TableChunk{Line: 1, Text: text})
 		if (ferr == nil) != (serr == nil) {
 			t.Fatalf("fast error %v, library error %v for %q", ferr, serr, text)

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"lore/internal/spell"
 )
@@ -125,7 +127,7 @@ func (r *Record) Derive(now time.Time, o Origin) *Record {
 	n.V = FormatVersion
 	n.Time = now.UTC()
 	n.Author, n.Branch, n.Commit = o.Author, o.Branch, o.Commit
-	n.Tags = append([]string(nil), r.Tags...)
+	n.Tags = FoldTags(r.Tags)
 	n.Next = append([]string(nil), r.Next...)
 	n.Blocked = append([]string(nil), r.Blocked...)
 	n.Anchors = append([]Anchor(nil), r.Anchors...)
@@ -239,7 +241,7 @@ func (r *Record) Marshal() ([]byte, error) {
 func UnmarshalLine(line []byte) (*Record, error) {
 	var r Record
 	if decodeFast(line, &r) {
-		return &r, r.Validate()
+		return &r, r.validateStored()
 	}
 	return unmarshalLineReflect(line)
 }
@@ -263,7 +265,7 @@ func unmarshalLineReflect(line []byte) (*Record, error) {
 			}
 		}
 	}
-	return rec, rec.Validate()
+	return rec, rec.validateStored()
 }
 
 // ErrNewerFormat marks a record or store written by a newer lore; At is
@@ -277,8 +279,63 @@ func (e *ErrNewerFormat) Error() string {
 	return fmt.Sprintf("written by a newer lore (format %d, this lore reads up to %d)", e.Version, FormatVersion)
 }
 
-// Validate checks what every record needs: format version, an ID of its kind, timestamps.
+// Validate checks what a record needs to be written: what every stored
+// record needs (validateStored), and tags that are one line of text each
+// (CheckTag). Records read from shards are held only to validateStored: a
+// rule added since a version was written, or a version written by hand,
+// must not drop it (nothing is ever lost).
 func (r *Record) Validate() error {
+	if err := r.validateStored(); err != nil {
+		return err
+	}
+	for _, t := range r.Tags {
+		if err := CheckTag(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckTag refuses a tag that is not one line of text: a newline, a tab,
+// or any other control character (C0, DEL, C1), or a line or paragraph
+// separator, would lay out lines of its own wherever tags are listed.
+func CheckTag(t string) error {
+	if strings.IndexFunc(t, tagBreaker) >= 0 {
+		return &FieldError{"tags", t, "a tag is one line of text, without a newline or other control character"}
+	}
+	return nil
+}
+
+func tagBreaker(c rune) bool { return unicode.IsControl(c) || c == '\u2028' || c == '\u2029' }
+
+// FoldTags is tags made writable: each one's control characters and
+// separators become spaces, its spaces are folded (OneLine), and blanks
+// and repeats are dropped. A later version of a record (Derive) keeps
+// its tags this way, so that a record written before CheckTag's rule,
+// or by hand, can still be revised or abandoned; whatever carries a
+// stored record's tags to a new record should pass them through it.
+func FoldTags(tags []string) []string {
+	if !slices.ContainsFunc(tags, func(t string) bool { return strings.IndexFunc(t, tagBreaker) >= 0 }) {
+		return append([]string(nil), tags...)
+	}
+	var out []string
+	for _, t := range tags {
+		t = OneLine(strings.Map(func(c rune) rune {
+			if tagBreaker(c) {
+				return ' '
+			}
+			return c
+		}, t))
+		if t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// validateStored checks what every record needs, written or read: format
+// version, an ID of its kind, timestamps, and well-formed anchors.
+func (r *Record) validateStored() error {
 	if r.V > FormatVersion {
 		return &ErrNewerFormat{Version: r.V}
 	}

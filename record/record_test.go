@@ -3,7 +3,9 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -293,5 +295,75 @@ func TestMarshalTableWritesBadBytesAsReplacementAndLeavesTheRecord(t *testing.T)
 	}
 	if r.Text != "caf\xe9" || r.Tags[0] != "t\xe9st" || r.Anchors[0].Path != "a\xff.go" {
 		t.Errorf("the record itself changed: %q %q %q", r.Text, r.Tags, r.Anchors[0].Path)
+	}
+}
+
+// A tag is one line of text: a capture with a newline or another control
+// character in a tag is refused, naming the tag, in one line.
+func TestValidateRefusesTagsThatBreakLines(t *testing.T) {
+	for _, tag := range []string{"a\nb", "a\r", "x\ty", "\x1b[31mred", "del\x7f", "c1\u0085", "ls\u2028", "ps\u2029"} {
+		r := sample()
+		r.Tags = []string{"ok", tag}
+		err := r.Validate()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != "tags" || fe.Value != tag {
+			t.Errorf("tag %q: Validate = %v, want a FieldError naming the tag", tag, err)
+			continue
+		}
+		if msg := err.Error(); strings.ContainsAny(msg, "\n\r\t\x1b") || !strings.Contains(msg, strconv.Quote(tag)) ||
+			!strings.Contains(msg, "a tag is one line of text") {
+			t.Errorf("tag %q: message %q", tag, msg)
+		}
+	}
+	r := sample()
+	r.Tags = []string{"c++", "naïve", "two words", "日本", "emoji 👍🏽"}
+	if err := r.Validate(); err != nil {
+		t.Errorf("printable tags refused: %v", err)
+	}
+}
+
+// A record written with such a tag before the rule (or by hand) is still
+// read, by every decoder, with its tag as written: nothing is dropped.
+func TestStoredTagsThatBreakLinesStillRead(t *testing.T) {
+	lines := []string{
+		`{"v":1,"id":"dec-abcdefgh012345678","kind":"decision","ts":"2026-02-10T12:00:00Z","text":"old","tags":["a\nb","\u001b[31m"]}`,
+		`{"v":1,"id":"dec-abcdefgh012345678","kind":"decision","ts":"2026-02-10T12:00:00Z","text":"old","tags":["a\nb","\u001b[31m"],"future":1}`, // encoding/json's path
+	}
+	for _, l := range lines {
+		recs, warns, err := ParseJSONL("f.jsonl", []byte(l+"\n"))
+		if err != nil || len(warns) > 0 || len(recs) != 1 || !reflect.DeepEqual(recs[0].Tags, []string{"a\nb", "\x1b[31m"}) {
+			t.Errorf("%s: read %v, warnings %v, error %v", l, recs, warns, err)
+		}
+	}
+	tables := []string{
+		"[[pattern]]\nv = 1\nid = \"pat-abcdefgh012345678\"\nts = 2026-02-10T12:00:00Z\ntext = \"old\"\ntags = [\"a\\nb\"]\n",
+		"[[pattern]]\nv = 1\nid = \"pat-abcdefgh012345678\"\nts = 2026-02-10T12:00:00Z\ntext = \"old\"\ntags = [\"a\\nb\"]\nfuture = 1\n", // the library's path
+	}
+	for _, tb := range tables {
+		recs, warns, err := ParseTOML("f.toml", []byte(tb))
+		if err != nil || len(warns) > 0 || len(recs) != 1 || !reflect.DeepEqual(recs[0].Tags, []string{"a\nb"}) {
+			t.Errorf("%q: read %v, warnings %v, error %v", tb, recs, warns, err)
+		}
+	}
+}
+
+// Such a record's next version (a revision, abandoning it) keeps its tags
+// folded onto one line each, so it can be written.
+func TestDeriveFoldsTagsThatBreakLines(t *testing.T) {
+	r := sample()
+	r.Tags = []string{"a\nb", "a b", "\x1b[31m", "\t", "keep"}
+	n := r.Derive(r.Time.Add(time.Second), Origin{})
+	if want := []string{"a b", "[31m", "keep"}; !reflect.DeepEqual(n.Tags, want) {
+		t.Errorf("Derive's tags %q, want %q", n.Tags, want)
+	}
+	if err := n.Validate(); err != nil {
+		t.Errorf("the next version cannot be written: %v", err)
+	}
+	if r.Tags[0] != "a\nb" {
+		t.Errorf("Derive changed the stored version's tags: %q", r.Tags)
+	}
+	r.Tags = []string{"x", "y"}
+	if n = r.Derive(r.Time, Origin{}); !reflect.DeepEqual(n.Tags, r.Tags) || &n.Tags[0] == &r.Tags[0] {
+		t.Errorf("Derive's tags %q, want a copy of %q", n.Tags, r.Tags)
 	}
 }

@@ -237,7 +237,7 @@ func (s *tomlState) feed(l string) {
 func UnmarshalTable(c TableChunk) (*Record, error) {
 	var r Record
 	if decodeTableFast(c.Text, &r) {
-		if err := r.Validate(); err != nil {
+		if err := r.validateStored(); err != nil {
 			return nil, &LineError{Line: c.Line, Err: err}
 		}
 		return &r, nil
@@ -273,7 +273,7 @@ func unmarshalTableLib(c TableChunk) (*Record, error) {
 			}
 		}
 	}
-	if err := r.Validate(); err != nil {
+	if err := r.validateStored(); err != nil {
 		return nil, &LineError{Line: c.Line, Err: err}
 	}
 	return &r, nil
