@@ -14,7 +14,9 @@ const statusHelp = `Usage: lore status [--json]
 
 What the store gained that git does not have yet: record versions added
 since the last commit, and those not yet on the upstream branch, by kind
-(new records, revisions, and versions edited by hand). It asks git about the store's own path only,
+(new records, revisions, and versions edited by hand), and the versions
+git would lose there (removed from the shards: a revert, git rm, a shard
+deleted, a line edited out). It asks git about the store's own path only,
 and finds the shards changed since git last looked by comparing lore's
 index with git's, so it stays cheap in a large repository and store.`
 
@@ -71,6 +73,9 @@ func (e *env) printCounts(title string, c status.Counts) {
 			fmt.Fprintf(e.stdout, "  %-12s %d new, %d revised", k, kc.New, kc.Revised)
 			if kc.Edited > 0 {
 				fmt.Fprintf(e.stdout, ", %d edited by hand", kc.Edited)
+			}
+			if kc.Removed > 0 {
+				fmt.Fprintf(e.stdout, ", %d removed", kc.Removed)
 			}
 			fmt.Fprintln(e.stdout)
 		}

@@ -69,13 +69,14 @@ new file mode 100644
 `
 
 // Whatever git diff prints (a store's shards hold what anyone pushed), the
-// counts are never negative, hold what also held plus what the diff added
-// and nothing of also's changed, and count at most one record version per
-// added line of a shard (a .jsonl or .toml file): a diff that adds no line
-// to a shard adds nothing.
+// counts are never negative, hold the untracked records plus what the diff
+// added, and count at most one record version per added line and one
+// removed per removed line, none at all if no shard (a .jsonl or .toml
+// file) is named. Untracked records only ever keep a removed version from
+// counting (one put back).
 func FuzzDiffCounts(f *testing.F) {
-	if c := diffCounts(nil, realDiff); c[record.Decision] == nil || *c[record.Decision] != (KindCount{1, 1, 0}) ||
-		c[record.Failure] == nil || *c[record.Failure] != (KindCount{1, 0, 0}) || c[record.Pattern] == nil || *c[record.Pattern] != (KindCount{1, 0, 0}) {
+	if c := diffCounts(nil, realDiff); c[record.Decision] == nil || *c[record.Decision] != (KindCount{New: 1, Revised: 1}) ||
+		c[record.Failure] == nil || *c[record.Failure] != (KindCount{New: 1}) || c[record.Pattern] == nil || *c[record.Pattern] != (KindCount{New: 1}) {
 		f.Fatalf("the seed diff counts %v, want a new and a revised decision, a new failure and a new pattern", c)
 	}
 	f.Add(realDiff)
@@ -83,42 +84,42 @@ func FuzzDiffCounts(f *testing.F) {
 	f.Add(strings.ReplaceAll(realDiff, "+++ b/", "+++ "))
 	f.Add("+++ b/x.jsonl\n+{\"v\":1\n+++ \"b/.lore/journal/\\303\\251.jsonl\"\n+{}\n-{\"v\":1}\n+++ /dev/null\n+[[pattern]]\n")
 	f.Add("+" + strings.Repeat("+", 3) + "\n+\n+++ b/a.toml\n+[[decision]]\n+[[decision]]\n+v = 1\n")
-	also := Counts{record.Handoff: {New: 2, Revised: 1}, record.Decision: {New: 1}}
+	f.Add(deleted(shardA, v1, other) + changed(shardB, []string{v2}, []string{tomb}))
+	f.Add(deleted(shardP, pattern) + created(shardB, v1, v1))
+	also := shardRecords("a.jsonl", []byte(line("dec-vsj9nvt31m81qwgt8", "untracked, as the seed's decision")+
+		`{"v":1,"id":"ho-aaaaaaaa","kind":"handoff","ts":"2026-11-22T13:48:07Z","created":"2026-11-22T13:48:07Z","text":"a"}`+"\n"+
+		`{"v":1,"id":"ho-aaaaaaaa","kind":"handoff","ts":"2026-11-23T13:48:07Z","created":"2026-11-22T13:48:07Z","text":"b"}`+"\n"))
+	if len(also) != 3 {
+		f.Fatalf("the untracked records parse as %d, want 3", len(also))
+	}
 	f.Fuzz(func(t *testing.T, out string) {
 		c := diffCounts(nil, out)
-		added, shardLines := 0, 0
-		file := ""
+		added, removed, addedLines, removedLines := 0, 0, 0, 0
 		for _, l := range strings.Split(out, "\n") {
 			switch {
-			case strings.HasPrefix(l, "+++ "):
-				file = strings.TrimPrefix(strings.TrimPrefix(l, "+++ "), "b/")
-			case strings.HasPrefix(l, "+") && (strings.HasSuffix(file, ".jsonl") || strings.HasSuffix(file, ".toml")):
-				shardLines++
+			case !strings.Contains(out, ".jsonl") && !strings.Contains(out, ".toml"):
+			case strings.HasPrefix(l, "+"):
+				addedLines++
+			case strings.HasPrefix(l, "-"):
+				removedLines++
 			}
 		}
 		for k, kc := range c {
-			if kc == nil || kc.New < 0 || kc.Revised < 0 || kc.Edited < 0 || k == "" {
+			if kc == nil || kc.New < 0 || kc.Revised < 0 || kc.Edited < 0 || kc.Removed < 0 || k == "" {
 				t.Fatalf("count for %q: %+v", k, kc)
 			}
 			added += kc.New + kc.Revised + kc.Edited
+			removed += kc.Removed
 		}
-		if added > shardLines {
-			t.Fatalf("%d record versions counted from %d lines added to shards", added, shardLines)
+		if added > addedLines || removed > removedLines {
+			t.Fatalf("%d record versions counted added from %d lines added to shards, %d removed from %d lines removed", added, addedLines, removed, removedLines)
 		}
 
-		before := map[record.Kind]KindCount{}
-		for k, v := range also {
-			before[k] = *v
-		}
 		sum := diffCounts(also, out)
-		for k, v := range also {
-			if *v != before[k] {
-				t.Fatalf("also changed: %s %+v, was %+v", k, *v, before[k])
-			}
-		}
+		alone := diffCounts(also)
 		for _, k := range []record.Kind{record.Decision, record.Pattern, record.Failure, record.Handoff, record.Observation} {
 			var want KindCount
-			if v := also[k]; v != nil {
+			if v := alone[k]; v != nil {
 				want = *v
 			}
 			if v := c[k]; v != nil {
@@ -128,15 +129,23 @@ func FuzzDiffCounts(f *testing.F) {
 			if v := sum[k]; v != nil {
 				got = *v
 			}
+			if without := c[k]; without == nil && got.Removed > 0 || without != nil && got.Removed > without.Removed {
+				t.Fatalf("%s: %d removed with untracked records, more than without (%+v)", k, got.Removed, without)
+			}
+			want.Removed = got.Removed
 			if got != want {
-				t.Fatalf("%s: counted %+v with also, want %+v", k, got, want)
+				t.Fatalf("%s: counted %+v with untracked records, want %+v", k, got, want)
 			}
 		}
 		if len(sum) > len(c)+len(also) {
 			t.Fatalf("kinds %v from %v and %v", sum, c, also)
 		}
 		// A diff followed by its reverse leaves nothing to count.
-		if back := diffCounts(nil, out, reverse(out)); len(back) != 0 {
+		back, ok := reverse(out)
+		if !ok {
+			return
+		}
+		if back := diffCounts(nil, out, back); len(back) != 0 {
 			for k, kc := range back {
 				if *kc != (KindCount{}) {
 					t.Fatalf("a diff and its reverse count %s %+v", k, *kc)
@@ -147,17 +156,55 @@ func FuzzDiffCounts(f *testing.F) {
 }
 
 // reverse is the diff that undoes out: its added lines removed and its
-// removed lines added back.
-func reverse(out string) string {
+// removed lines added back, each hunk's counts swapped and a file created
+// named as deleted (and the other way round). It reads out as diffVersions
+// does; ok is false where out has a line whose reverse would read
+// otherwise (a header inside a hunk, or a line outside every hunk that
+// would become one: "+-- " to "--- ").
+func reverse(out string) (_ string, ok bool) {
 	ls := strings.Split(out, "\n")
-	for i, l := range ls {
+	inMinus, inPlus := 0, 0
+	for i := 0; i < len(ls); i++ {
+		l := ls[i]
+		header := strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ")
 		switch {
-		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
+		case inMinus > 0 && strings.HasPrefix(l, "-"):
+			inMinus--
+			ls[i] = "+" + l[1:]
+		case inPlus > 0 && strings.HasPrefix(l, "+"):
+			inPlus--
+			ls[i] = "-" + l[1:]
+		case strings.HasPrefix(l, "\\"):
+		case strings.HasPrefix(l, "@@ "):
+			if inMinus, inPlus = hunkLines(l); inMinus+inPlus > 0 {
+				f := strings.Fields(l)
+				f[1], f[2] = "-"+f[2][1:], "+"+f[1][1:]
+				ls[i] = strings.Join(f, " ")
+			}
+		case header && inMinus+inPlus > 0:
+			return "", false
+		case strings.HasPrefix(l, "--- "):
+			if i+1 < len(ls) && strings.HasPrefix(ls[i+1], "+++ ") {
+				from, to := l[4:], ls[i+1][4:]
+				switch {
+				case from == "/dev/null" && to != "/dev/null":
+					ls[i], ls[i+1] = "--- a/"+strings.TrimPrefix(to, "b/"), "+++ /dev/null"
+				case to == "/dev/null" && from != "/dev/null":
+					ls[i], ls[i+1] = "--- /dev/null", "+++ b/"+strings.TrimPrefix(from, "a/")
+				}
+				i++
+			}
+		case l == "+++ /dev/null":
+			return "", false // apart from its "--- ": the file is named by one reverse may have swapped
+		case header, strings.HasPrefix(l, "diff "):
+			inMinus, inPlus = 0, 0
+		case strings.HasPrefix(l, "+-- "), strings.HasPrefix(l, "-++ "):
+			return "", false
 		case strings.HasPrefix(l, "+"):
 			ls[i] = "-" + l[1:]
 		case strings.HasPrefix(l, "-"):
 			ls[i] = "+" + l[1:]
 		}
 	}
-	return strings.Join(ls, "\n")
+	return strings.Join(ls, "\n"), true
 }

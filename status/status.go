@@ -1,6 +1,6 @@
 // Package status says what a store gained that git does not have yet:
 // the record versions, by kind, added since the last commit and not yet on
-// the upstream branch.
+// the upstream branch, and those git would lose (removed from its shards).
 package status
 
 import (
@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,8 +21,8 @@ import (
 	"lore/store"
 )
 
-// Counts are record versions added, by kind: new records and new versions
-// of existing ones.
+// Counts are record versions added, by kind (new records and new versions
+// of existing ones), and record versions removed.
 type Counts map[record.Kind]*KindCount
 
 // KindCount is one kind's share of Counts.
@@ -31,6 +32,10 @@ type KindCount struct {
 	// Edited are versions changed by hand (lore only appends), which git
 	// shows as a line removed and a line added for one version.
 	Edited int `json:"edited,omitempty"`
+	// Removed are versions git would lose: lines removed from shards (a
+	// revert, git rm, a shard deleted or a line edited out) and not put
+	// back, as they were or as a newer version of the same record.
+	Removed int `json:"removed,omitempty"`
 }
 
 // ErrNoRepo is a store outside every git repository: there is nothing to
@@ -109,11 +114,11 @@ func Of(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error
 	return st, nil
 }
 
-// untrackedCounts counts the records in the untracked shards (relative to
+// untrackedRecords are the records in the untracked shards (relative to
 // the store). A shard that cannot be read is an error: counting it as
 // empty would say it holds nothing new.
-func untrackedCounts(s *store.Store, rels []string) (Counts, error) {
-	c := Counts{}
+func untrackedRecords(s *store.Store, rels []string) ([]*record.Record, error) {
+	var recs []*record.Record
 	for _, rel := range rels {
 		if !isShard(rel) {
 			continue // .gitattributes and the like
@@ -125,43 +130,79 @@ func untrackedCounts(s *store.Store, rels []string) (Counts, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range shardRecords(rel, data) {
-			c.count(r, false)
-		}
+		recs = append(recs, shardRecords(rel, data)...)
 	}
-	return c, nil
+	return recs, nil
 }
 
 // diffCounts counts the record versions that the diffs add to shards,
-// plus the counts in also. Each diff goes from where the one before left
-// off (HEAD to git's index, then to the working tree): a version one adds
-// and a later one removes is not there. An added version of the same ID
-// and time as a removed one is that version edited by hand.
-func diffCounts(also Counts, diffs ...string) Counts {
+// plus the untracked records, and those the diffs remove. Each diff goes
+// from where the one before left off (HEAD to git's index, then to the
+// working tree): a version one adds and a later one removes is not there.
+// An added version of the same ID and time as a removed one is that
+// version edited by hand. A removed version is one git would lose unless
+// it is added back (edited or not), elsewhere too (a shard moved, or an
+// untracked one), or a newer version of its record is added: a purge
+// removes every version and adds a newer one, the tombstone.
+func diffCounts(untracked []*record.Record, diffs ...string) Counts {
 	c := Counts{}
-	for k, v := range also {
-		c[k] = &KindCount{v.New, v.Revised, v.Edited}
+	for _, r := range untracked {
+		c.count(r, false)
 	}
-	added, removed := map[string]*record.Record{}, map[string]*record.Record{}
+	// added holds how many copies of each version the diffs add net of
+	// those they remove again, and the last one added.
+	type copies struct {
+		r *record.Record
+		n int
+	}
+	added, removed := map[string]*copies{}, map[string]*record.Record{}
 	for _, d := range diffs {
 		plus, minus := diffVersions(d)
 		for _, r := range minus {
 			if k := versionKey(r); added[k] != nil {
-				delete(added, k)
+				if added[k].n--; added[k].n == 0 {
+					delete(added, k)
+				}
 			} else {
 				removed[k] = r
 			}
 		}
 		for _, r := range plus {
-			added[versionKey(r)] = r
+			k := versionKey(r)
+			if added[k] == nil {
+				added[k] = &copies{}
+			}
+			added[k].r = r
+			added[k].n++
 		}
 	}
-	for k, r := range added {
+	newest := map[string]time.Time{} // by ID, among what is added
+	keep := func(r *record.Record) {
+		if t, ok := newest[r.ID]; !ok || r.Time.After(t) {
+			newest[r.ID] = r.Time
+		}
+	}
+	for _, r := range untracked {
+		keep(r)
+	}
+	for k, a := range added {
+		keep(a.r)
 		was := removed[k]
-		if was != nil && same(was, r) {
+		if was != nil && same(was, a.r) {
 			continue // removed, then put back as it was
 		}
-		c.count(r, was != nil)
+		c.count(a.r, was != nil)
+	}
+	for _, r := range removed {
+		if t, ok := newest[r.ID]; ok && !t.Before(r.Time) {
+			continue // put back, or superseded by a newer version
+		}
+		kc := c[r.Kind]
+		if kc == nil {
+			kc = &KindCount{}
+			c[r.Kind] = kc
+		}
+		kc.Removed++
 	}
 	return c
 }
@@ -174,20 +215,47 @@ func same(a, b *record.Record) bool {
 }
 
 // diffVersions are the record versions git diff's output adds and removes,
-// shard by shard.
+// shard by shard. A shard is named by the "+++ b/…" line of its header, or
+// by the "--- a/…" line when it was deleted ("+++ /dev/null"). A hunk's
+// header says how many lines it removes and adds, so a line of a record
+// that starts like a file's header ("--- " removed, "+++ " added) is read
+// as the record's.
 func diffVersions(out string) (plus, minus []*record.Record) {
 	type lines struct{ plus, minus bytes.Buffer }
 	files := map[string]*lines{}
 	var cur *lines
+	from := ""              // the file's name before, from its "--- " line
+	inMinus, inPlus := 0, 0 // lines left in the current hunk
 	for _, l := range strings.Split(out, "\n") {
 		switch {
+		case inMinus > 0 && strings.HasPrefix(l, "-"):
+			inMinus--
+			if cur != nil {
+				cur.minus.WriteString(l[1:] + "\n")
+			}
+		case inPlus > 0 && strings.HasPrefix(l, "+"):
+			inPlus--
+			if cur != nil {
+				cur.plus.WriteString(l[1:] + "\n")
+			}
+		case strings.HasPrefix(l, "\\"): // \ No newline at end of file
+		case strings.HasPrefix(l, "@@ "):
+			inMinus, inPlus = hunkLines(l)
 		case strings.HasPrefix(l, "--- "):
+			inMinus, inPlus = 0, 0
+			from = strings.TrimPrefix(strings.TrimPrefix(l, "--- "), "a/")
 		case strings.HasPrefix(l, "+++ "):
+			inMinus, inPlus = 0, 0
 			file := strings.TrimPrefix(strings.TrimPrefix(l, "+++ "), "b/")
+			if file == "/dev/null" {
+				file = from // deleted: every line is removed
+			}
 			if files[file] == nil {
 				files[file] = &lines{}
 			}
 			cur = files[file]
+		case strings.HasPrefix(l, "diff "):
+			inMinus, inPlus, cur, from = 0, 0, nil, ""
 		case strings.HasPrefix(l, "+") && cur != nil:
 			cur.plus.WriteString(l[1:] + "\n")
 		case strings.HasPrefix(l, "-") && cur != nil:
@@ -199,6 +267,28 @@ func diffVersions(out string) (plus, minus []*record.Record) {
 		minus = append(minus, shardRecords(f, ls.minus.Bytes())...)
 	}
 	return plus, minus
+}
+
+// hunkLines are the numbers of lines a hunk removes and adds, from its
+// header ("@@ -12,3 +12,0 @@": 3 and 0; a number without a count is one
+// line), or none if the header is not one git writes.
+func hunkLines(header string) (minus, plus int) {
+	f := strings.Fields(header)
+	if len(f) < 4 || f[3] != "@@" || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
+		return 0, 0
+	}
+	count := func(r string) int {
+		_, n, ok := strings.Cut(r, ",")
+		if !ok {
+			return 1
+		}
+		v, err := strconv.Atoi(n)
+		if err != nil || v < 0 {
+			return 0
+		}
+		return v
+	}
+	return count(f[1][1:]), count(f[2][1:])
 }
 
 // shardRecords are the records in data, lines of the shard at path (none

@@ -24,7 +24,7 @@ const maxPaths = 1000
 
 // worktree is what the working tree holds beyond git's index: the records
 // of the untracked shards, and git diff's output for the shards changed
-// since they were added.
+// or removed since they were added.
 //
 // git would find both by looking at every shard: the diff stats each one
 // (19 ms for 20k shards at 100k records) and listing untracked files reads
@@ -36,7 +36,7 @@ const maxPaths = 1000
 // everything when lore cannot read git's index (split or sparse, or git's
 // variables point at another), when lore's index is partial, and when a
 // shard to ask about lies beyond a symbolic link.
-func worktree(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error)) (Counts, string, error) {
+func worktree(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error)) ([]*record.Record, string, error) {
 	repo, repoErr := gitrepo.FindRepo(s.Dir, s.Getenv)
 	current := freshShards(s, repo)
 	currentIgnored := startIgnored(ctx, s, current)
@@ -84,13 +84,13 @@ func worktree(ctx context.Context, s *store.Store, open func() (*index.Snapshot,
 			return nil, "", err
 		}
 	}
-	c, err := untrackedCounts(s, untracked)
-	return c, out, err
+	recs, err := untrackedRecords(s, untracked)
+	return recs, out, err
 }
 
 // walked is worktree by git's own walk of the store: every shard stat'ed
 // against the index, every directory listed for untracked files.
-func walked(ctx context.Context, s *store.Store) (Counts, string, error) {
+func walked(ctx context.Context, s *store.Store) ([]*record.Record, string, error) {
 	others := gitrepo.Start(ctx, s.Getenv, s.Dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
 	diff, err := gitrepo.Run(ctx, s.Getenv, s.Dir, "diff", "--no-color", "-U0", "--", ".")
 	if err != nil {
@@ -100,8 +100,8 @@ func walked(ctx context.Context, s *store.Store) (Counts, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	c, err := untrackedCounts(s, strings.Split(out, "\x00"))
-	return c, diff, err
+	recs, err := untrackedRecords(s, strings.Split(out, "\x00"))
+	return recs, diff, err
 }
 
 // startIgnored asks git, in the background, which of the paths (relative
@@ -217,8 +217,9 @@ func (v *gitView) linked(path string, seen map[string]bool) bool {
 }
 
 // compare names the store's files (relative to it, with slashes) that may
-// differ from what git's index holds, and those git's index does not hold.
-// ok is false when it cannot tell.
+// differ from what git's index holds (a shard removed among them: git
+// diff, given its path, says which records went), and those git's index
+// does not hold. ok is false when it cannot tell.
 func compare(s *store.Store, snap *index.Snapshot, gitIndex func() (*gitView, error)) (changed, untracked []string, ok bool) {
 	gi, err := gitIndex()
 	if err != nil || snap.Partial {
@@ -242,7 +243,9 @@ func compare(s *store.Store, snap *index.Snapshot, gitIndex func() (*gitView, er
 		fi, err := os.Lstat(filepath.Join(s.Dir, filepath.FromSlash(rel)))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			// Removed: a removal adds no record.
+			if isShard(rel) { // removed: its records go with it
+				changed = append(changed, rel)
+			}
 		case err != nil || !fi.Mode().IsRegular():
 			changed = append(changed, rel)
 		case gi.MayDiffer(e, fi.Size(), fi.ModTime().UnixNano(), gitrepo.Inode(fi)):

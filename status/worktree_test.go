@@ -84,7 +84,7 @@ func TestCompareReadsGitIndex(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			check := func(wantChanged, wantUntracked []string) {
+			compared := func() (changed, untracked []string) {
 				t.Helper()
 				snap, err := index.Open(context.Background(), s, index.SnapshotOptions{Tokenizer: index.Tokenizer{Version: "test", Terms: func(*record.Record) ([]string, []string) { return nil, nil }}})
 				if err != nil {
@@ -96,7 +96,11 @@ func TestCompareReadsGitIndex(t *testing.T) {
 				}
 				slices.Sort(changed)
 				slices.Sort(untracked)
-				if !slices.Equal(changed, wantChanged) || !slices.Equal(untracked, wantUntracked) {
+				return changed, untracked
+			}
+			check := func(wantChanged, wantUntracked []string) {
+				t.Helper()
+				if changed, untracked := compared(); !slices.Equal(changed, wantChanged) || !slices.Equal(untracked, wantUntracked) {
 					t.Errorf("changed %q, untracked %q; want %q and %q", changed, untracked, wantChanged, wantUntracked)
 				}
 			}
@@ -107,6 +111,22 @@ func TestCompareReadsGitIndex(t *testing.T) {
 			// index sees it here because the new shard changed the
 			// directory, as a capture's does.
 			check([]string{"journal/2026-11/main-a.jsonl"}, []string{"journal/2026-11/main-b.jsonl"})
+			// A shard removed (rm, not git rm) is named too: git diff,
+			// given its path, says which records went with it. A file
+			// of the store that is no shard holds no record to lose.
+			git(t, worktree, "add", "-A")
+			git(t, worktree, "commit", "-q", "-m", "more")
+			for _, rel := range []string{"journal/2026-11/main-b.jsonl", ".gitattributes"} {
+				if err := os.Remove(filepath.Join(storeDir, filepath.FromSlash(rel))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// (The shard appended to may be named too: git's index was
+			// written within a timestamp's tick of it.)
+			changed, untracked := compared()
+			if !slices.Contains(changed, "journal/2026-11/main-b.jsonl") || slices.Contains(changed, ".gitattributes") || len(untracked) > 0 {
+				t.Errorf("changed %q, untracked %q; want the removed shard changed, and not .gitattributes", changed, untracked)
+			}
 		})
 	}
 }
