@@ -17,11 +17,19 @@ func codexFile(t *testing.T, content string) MCPTarget {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.MkdirAll(filepath.Dir(tg.Path), 0o755)
-	if err := os.WriteFile(tg.Path, []byte(content), 0o644); err != nil {
+	writeSettingsFile(t, tg.Path, content)
+	return tg
+}
+
+// writeSettingsFile writes content at path, making its directory.
+func writeSettingsFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return tg
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Lore's table and its subtables come out wherever they are in the file;

@@ -54,10 +54,7 @@ func geminiTarget(t *testing.T, content string) Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.MkdirAll(filepath.Dir(tg.Path), 0o755)
-	if err := os.WriteFile(tg.Path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeSettingsFile(t, tg.Path, content)
 	return tg
 }
 
