@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
@@ -78,8 +77,9 @@ func cleanStatus(getenv func(string) string, dir, exclude string) (st *Status, o
 	if err != nil {
 		return nil, false
 	}
+	hashSize := r.hashSize()
 	files := map[string]trackedFile{}
-	tree, err := walkIndex(data, r.hashSize(), func(name []byte, e rawEntry) {
+	tree, err := walkIndex(data, hashSize, func(name []byte, e rawEntry) {
 		if len(files) <= maxCleanFiles && bytes.HasPrefix(name, []byte(under)) && (skip == "" || !bytes.HasPrefix(name, []byte(skip))) {
 			s, ns := e.ctime()
 			files[string(name)] = trackedFile{e.entry(), e.mode(), s, ns}
@@ -88,10 +88,10 @@ func cleanStatus(getenv func(string) string, dir, exclude string) (st *Status, o
 	if err != nil || tree == "" || len(files) > maxCleanFiles {
 		return nil, false
 	}
-	if headTree, ok := commitTree(r, commit, r.hashSize()); !ok || headTree != tree {
+	if headTree, ok := commitTree(r, commit, hashSize); !ok || headTree != tree {
 		return nil, false // something is staged, or lore cannot read HEAD's tree
 	}
-	w := &cleanWalk{root: r.Root, files: files, written: fi.ModTime().UnixNano(), skip: strings.TrimSuffix(skip, "/"), dirs: map[string]bool{}}
+	w := &cleanWalk{root: r.Root, files: files, index: GitIndex{WrittenMtime: fi.ModTime().UnixNano()}, skip: strings.TrimSuffix(skip, "/"), dirs: map[string]bool{}}
 	if !w.walk(under) {
 		return nil, false
 	}
@@ -119,15 +119,11 @@ func relSlash(root, target string) (string, error) {
 // what status reports in ways cleanStatus does not follow (an include it
 // does not read, another worktree, case-insensitive names).
 func statusConfig(r *Repo, getenv func(string) string) (excludesFile string, ok bool) {
-	for _, file := range configFiles(r, getenv) {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			continue
-		}
-		c := gitconfig.New()
-		if gitconfig.NewDecoder(bytes.NewReader(data)).Decode(c) != nil {
-			return "", false
-		}
+	configs, ok := readConfigs(r, getenv)
+	if !ok {
+		return "", false
+	}
+	for _, c := range configs {
 		core := c.Section("core")
 		if c.HasSection("include") || c.HasSection("includeIf") || core.Option("worktree") != "" ||
 			strings.EqualFold(core.Option("ignoreCase"), "true") || c.Section("extensions").Option("worktreeConfig") != "" {
@@ -155,7 +151,7 @@ func statusConfig(r *Repo, getenv func(string) string) (excludesFile string, ok 
 type cleanWalk struct {
 	root      string
 	files     map[string]trackedFile
-	written   int64 // the index's mtime, for git's racy-clean test
+	index     GitIndex // its write time, for git's racy-clean test
 	skip      string
 	dirs      map[string]bool // directories visited, from the top with a trailing "/"
 	seen      int
@@ -240,8 +236,7 @@ func (w *cleanWalk) same(p string, f trackedFile) bool {
 	default:
 		return false
 	}
-	g := GitIndex{WrittenMtime: w.written}
-	return !g.MayDiffer(f.IndexEntry, fi.Size(), fi.ModTime().UnixNano(), Inode(fi))
+	return !w.index.MayDiffer(f.IndexEntry, fi.Size(), fi.ModTime().UnixNano(), Inode(fi))
 }
 
 // ignored reports whether every name the walk found untracked is ignored,

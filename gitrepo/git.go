@@ -213,15 +213,8 @@ func ReadHead(dir string, getenv func(string) string) Head {
 // XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL…), never the process environment.
 func authorFromConfig(r *Repo, getenv func(string) string) string {
 	var name, email string
-	for _, path := range configFiles(r, getenv) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		c := gitconfig.New()
-		if gitconfig.NewDecoder(bytes.NewReader(data)).Decode(c) != nil {
-			continue
-		}
+	configs, _ := readConfigs(r, getenv)
+	for _, c := range configs {
 		user := c.Section("user")
 		if v := user.Option("name"); v != "" {
 			name = v
@@ -231,6 +224,26 @@ func authorFromConfig(r *Repo, getenv func(string) string) string {
 		}
 	}
 	return formatAuthor(name, email)
+}
+
+// readConfigs decodes git's config files that exist, from the lowest
+// precedence to the highest (configFiles). ok is false when one of them
+// does not decode: it is left out.
+func readConfigs(r *Repo, getenv func(string) string) (configs []*gitconfig.Config, ok bool) {
+	ok = true
+	for _, path := range configFiles(r, getenv) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		c := gitconfig.New()
+		if gitconfig.NewDecoder(bytes.NewReader(data)).Decode(c) != nil {
+			ok = false
+			continue
+		}
+		configs = append(configs, c)
+	}
+	return configs, ok
 }
 
 // configFiles lists git's config files from the lowest precedence to the

@@ -197,12 +197,7 @@ func diffCounts(untracked []*record.Record, diffs ...string) Counts {
 		if t, ok := newest[r.ID]; ok && !t.Before(r.Time) {
 			continue // put back, or superseded by a newer version
 		}
-		kc := c[r.Kind]
-		if kc == nil {
-			kc = &KindCount{}
-			c[r.Kind] = kc
-		}
-		kc.Removed++
+		c.of(r.Kind).Removed++
 	}
 	return c
 }
@@ -311,11 +306,7 @@ func versionKey(r *record.Record) string { return r.ID + " " + r.Time.String() }
 
 // count counts r: a version edited in place, a new record or a revision.
 func (c Counts) count(r *record.Record, edited bool) {
-	kc := c[r.Kind]
-	if kc == nil {
-		kc = &KindCount{}
-		c[r.Kind] = kc
-	}
+	kc := c.of(r.Kind)
 	switch {
 	case edited:
 		kc.Edited++
@@ -324,4 +315,14 @@ func (c Counts) count(r *record.Record, edited bool) {
 	default:
 		kc.Revised++
 	}
+}
+
+// of is kind k's count, made at zero when there is none yet.
+func (c Counts) of(k record.Kind) *KindCount {
+	kc := c[k]
+	if kc == nil {
+		kc = &KindCount{}
+		c[k] = kc
+	}
+	return kc
 }
