@@ -123,7 +123,11 @@ func (e *env) captureKind(k record.Kind, text string, o *captureOptions, fill fu
 	if err == nil {
 		err = e.anchorTo(s, r, o.files)
 	}
-	if err == nil {
+	switch {
+	case err != nil:
+	case k == record.Handoff:
+		err = s.AppendNewest(r) // resume shows the newest handoff
+	default:
 		err = s.Append(r)
 	}
 	return e.printCaptured(r, err)

@@ -15,8 +15,9 @@ const doctorHelp = `Usage: lore doctor [--fix] [--json]
 
 Check the store: every shard reads and parses (file:line), no torn last lines or git
 conflict markers, no two different versions of a record at the same
-timestamp, no record from a newer lore, lore's .gitattributes and .gitignore
-in place, no leftover temporary files, no secret already stored.
+timestamp, no record from a newer lore, none dated over an hour ahead of
+this machine's clock, lore's .gitattributes and .gitignore in place, no
+leftover temporary files, no secret already stored.
 
 --fix takes out of a shard only what it can prove is not a record: a JSONL
 shard's torn last line (no newline, JSON cut short: an interrupted write)

@@ -25,7 +25,7 @@ import (
 type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
-	Kind    string `json:"kind"` // malformed, torn, conflict, sparse, tie, purged, newer-format, not-a-directory, unreadable, attributes, temp-file, secret, config, encoding, misplaced, ignored, unknown-field, no-text
+	Kind    string `json:"kind"` // malformed, torn, conflict, sparse, tie, purged, newer-format, future, not-a-directory, unreadable, attributes, temp-file, secret, config, encoding, misplaced, ignored, unknown-field, no-text
 	Message string `json:"message"`
 	Fixable bool   `json:"fixable"`
 	Fixed   bool   `json:"fixed"`
@@ -46,7 +46,7 @@ const tempAge = time.Minute
 // Doctor checks the store: every shard parses, no torn tails or conflict
 // markers, no same-timestamp conflicts between versions, no version of a
 // purged record brought back by a merge, no record from a
-// newer format, lore's .gitattributes and .gitignore, no leftover temporary
+// newer format, none dated ahead of the clock, lore's .gitattributes and .gitignore, no leftover temporary
 // files, no secret already in the store. With fix it repairs only what it
 // can prove holds no record: a JSONL shard's torn tail (an interrupted
 // append) and its conflict-marker lines, both moved to
@@ -121,6 +121,7 @@ type shardCheck struct {
 func (s *Store) checkShards(files []string, fix bool) []shardCheck {
 	out := make([]shardCheck, len(files))
 	workers := runtime.GOMAXPROCS(0)
+	now := s.Clock()
 	if fix {
 		workers = 1
 	}
@@ -141,6 +142,9 @@ func (s *Store) checkShards(files []string, fix bool) []shardCheck {
 					}
 					if v.Kind.Dir() != dir {
 						c.probs = append(c.probs, misplaced(v, dir))
+					}
+					if v.Time.After(now.Add(futureSlack)) {
+						c.probs = append(c.probs, future(v, now))
 					}
 					for _, f := range secrets.ScrubRecord(v.Derive(v.Time, record.Origin{})) {
 						c.secrets = append(c.secrets, Problem{File: v.Source.File, Line: v.Source.Line, Kind: "secret",
@@ -306,6 +310,27 @@ func misplaced(v *record.Record, dir string) Problem {
 }
 
 // byHand ends the message of a problem doctor will not repair.
+// futureSlack is how far ahead of this machine's clock a version may be
+// dated before doctor names it: clocks minutes apart are common, and new
+// handoffs and revisions are dated after it anyway.
+const futureSlack = time.Hour
+
+// future reports a version dated ahead of this machine's clock. lore takes
+// the later date for the newer version and the newer handoff, so until the
+// clocks meet it outranks what was recorded after it elsewhere.
+func future(v *record.Record, now time.Time) Problem {
+	n, unit := int(v.Time.Sub(now).Hours()), "hour"
+	if n >= 48 {
+		n, unit = n/24, "day"
+	}
+	if n != 1 {
+		unit += "s"
+	}
+	return Problem{File: v.Source.File, Line: v.Source.Line, Kind: "future",
+		Message: fmt.Sprintf("%s is dated %s, %d %s ahead of this machine's clock: a clock was wrong, the writer's or this one's; until that date it counts as newer than what is recorded after it (set the clock right; lore dates new handoffs and revisions after it)",
+			record.ShortID(v.ID), v.Time.Format("2006-01-02 15:04 UTC"), n, unit)}
+}
+
 func byHand(what string) string {
 	return "lore leaves it as it is: edit " + what + " by hand, then run 'lore doctor' again"
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"lore/record"
 )
@@ -18,12 +19,12 @@ import (
 
 // obs is a whole observation line with an ID made from c.
 func obs(c, text string) string {
-	return `{"v":1,"id":"obs-` + strings.Repeat(c, 8) + `000000000","kind":"observation","ts":"2030-01-01T00:00:00Z","text":"` + text + `"}`
+	return `{"v":1,"id":"obs-` + strings.Repeat(c, 8) + `000000000","kind":"observation","ts":"2020-01-01T00:00:00Z","text":"` + text + `"}`
 }
 
 // table is a whole [[pattern]] table with an ID made from c.
 func table(c, text string) string {
-	return "[[pattern]]\nv = 1\nid = \"pat-" + strings.Repeat(c, 8) + "000000000\"\nts = 2030-01-01T00:00:00Z\ntext = \"" + text + "\"\n"
+	return "[[pattern]]\nv = 1\nid = \"pat-" + strings.Repeat(c, 8) + "000000000\"\nts = 2020-01-01T00:00:00Z\ntext = \"" + text + "\"\n"
 }
 
 type wantProblem struct {
@@ -43,12 +44,12 @@ var damage = []struct {
 	// Patterns files: people edit them by hand, and a table that does not
 	// read is never taken out, whatever is wrong with it.
 	{name: "toml unclosed quote", kind: record.Pattern,
-		content: table("a", "good") + "\n[[pattern]]\nv = 1\nid = \"pat-bbbbbbbb000000000\"\nts = 2030-01-01T00:00:00Z\ntext = \"one typo\n\n" + table("c", "also good"),
+		content: table("a", "good") + "\n[[pattern]]\nv = 1\nid = \"pat-bbbbbbbb000000000\"\nts = 2020-01-01T00:00:00Z\ntext = \"one typo\n\n" + table("c", "also good"),
 		want:    []wantProblem{{11, "malformed", false, "malformed [[pattern]] table skipped"}}},
 	{name: "toml missing ]]", kind: record.Pattern,
 		// The bad header joins the table above, so neither reads: removing
 		// "the bad table" would have taken a good record with it.
-		content: table("a", "good") + "\n[[pattern]\nv = 1\nid = \"pat-bbbbbbbb000000000\"\nts = 2030-01-01T00:00:00Z\ntext = \"b\"\n",
+		content: table("a", "good") + "\n[[pattern]\nv = 1\nid = \"pat-bbbbbbbb000000000\"\nts = 2020-01-01T00:00:00Z\ntext = \"b\"\n",
 		want:    []wantProblem{{7, "malformed", false, "expected end of table array name delimiter"}}},
 	{name: "toml bad value type", kind: record.Pattern,
 		content: table("a", "good") + "validations = \"many\"\n\n" + table("b", "good too"),
@@ -57,13 +58,13 @@ var damage = []struct {
 		content: table("a", "good") + "text = \"again\"\n\n" + table("b", "good too"),
 		want:    []wantProblem{{6, "malformed", false, "text"}}},
 	{name: "toml table cut off at the end of the file", kind: record.Pattern,
-		content: table("a", "good") + "\n[[pattern]]\nv = 1\nid = \"pat-bbbbbbbb000000000\"\nts = 2030-01-01T00:00:00Z\ntext = \"cut",
+		content: table("a", "good") + "\n[[pattern]]\nv = 1\nid = \"pat-bbbbbbbb000000000\"\nts = 2020-01-01T00:00:00Z\ntext = \"cut",
 		want:    []wantProblem{{11, "malformed", false, "the file ends inside this table"}}},
 	{name: "toml append cut before its header", kind: record.Pattern,
 		content: table("a", "good") + "\n[[pat",
 		want:    []wantProblem{{7, "malformed", false, "the file ends inside this table"}}},
 	{name: "toml conflict markers", kind: record.Pattern,
-		content: table("a", "good") + "\n[[pattern]]\nv = 1\nid = \"pat-bbbbbbbb000000000\"\nts = 2030-01-01T00:00:00Z\n<<<<<<< HEAD\ntext = \"ours\"\n=======\ntext = \"theirs\"\n>>>>>>> other\n",
+		content: table("a", "good") + "\n[[pattern]]\nv = 1\nid = \"pat-bbbbbbbb000000000\"\nts = 2020-01-01T00:00:00Z\n<<<<<<< HEAD\ntext = \"ours\"\n=======\ntext = \"theirs\"\n>>>>>>> other\n",
 		want: []wantProblem{
 			{11, "conflict", false, "git conflict marker in a patterns file"},
 			{13, "conflict", false, "git conflict marker"},
@@ -96,7 +97,7 @@ var damage = []struct {
 		content: obs("a", "one") + "\n" + strings.Replace(obs("b", "two"), "obs-bbbbbbbb", "obs-!!", 1) + "\n" + obs("c", "three") + "\n",
 		want:    []wantProblem{{2, "malformed", false, `bad id "obs-!!000000000"`}}},
 	{name: "jsonl missing ts", kind: record.Observation,
-		content: obs("a", "one") + "\n" + strings.Replace(obs("b", "two"), `"ts":"2030-01-01T00:00:00Z",`, "", 1) + "\n",
+		content: obs("a", "one") + "\n" + strings.Replace(obs("b", "two"), `"ts":"2020-01-01T00:00:00Z",`, "", 1) + "\n",
 		want:    []wantProblem{{2, "malformed", false, `missing timestamp "ts"`}}},
 	{name: "jsonl bad id on the last line without newline", kind: record.Observation,
 		// Whole JSON is something someone wrote, newline or not.
@@ -141,7 +142,7 @@ var damage = []struct {
 		content: table("a", "one") + "\n" + table("b", "na\xefve"),
 		want:    []wantProblem{{11, "malformed", false, "invalid UTF-8 byte"}}},
 	{name: "jsonl a decision in the inbox", kind: record.Observation,
-		content: obs("a", "one") + "\n" + `{"v":1,"id":"dec-bbbbbbbb000000000","kind":"decision","ts":"2030-01-01T00:00:00Z","text":"two"}` + "\n",
+		content: obs("a", "one") + "\n" + `{"v":1,"id":"dec-bbbbbbbb000000000","kind":"decision","ts":"2020-01-01T00:00:00Z","text":"two"}` + "\n",
 		want:    []wantProblem{{2, "misplaced", false, "dec-bbbbbbbb is a decision in inbox/ (lore keeps decisions in journal/)"}}},
 	{name: "jsonl CRLF", kind: record.Observation,
 		content: obs("a", "one") + "\r\n" + obs("b", "two") + "\r\n"},
@@ -155,7 +156,7 @@ func TestDoctorRemovesOnlyWhatIsProvablyNotARecord(t *testing.T) {
 	for _, c := range damage {
 		t.Run(c.name, func(t *testing.T) {
 			s := newTestStore(t)
-			path := filepath.Join(s.Dir, c.kind.Dir(), "2030-01", "hand"+c.kind.Ext())
+			path := filepath.Join(s.Dir, c.kind.Dir(), "2020-01", "hand"+c.kind.Ext())
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -292,7 +293,7 @@ func readFile(t *testing.T, path string) string {
 func TestDoctorTies(t *testing.T) {
 	for _, fix := range []bool{false, true} {
 		s := newTestStore(t)
-		dir := filepath.Join(s.Dir, "inbox", "2030-01")
+		dir := filepath.Join(s.Dir, "inbox", "2020-01")
 		os.MkdirAll(dir, 0o755)
 		os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(obs("a", "one side")+"\n"+obs("b", "same twice")+"\n"), 0o644)
 		os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte("<<<<<<< HEAD\n"+obs("b", "same twice")+"\n=======\n"+obs("a", "other side")+"\n>>>>>>> theirs\n"), 0o644)
@@ -311,7 +312,7 @@ func TestDoctorTies(t *testing.T) {
 		if fix {
 			wantLine = 2 // the marker lines went to the quarantine
 		}
-		if len(ties) != 1 || ties[0].File != ".lore/inbox/2030-01/b.jsonl" || ties[0].Line != wantLine ||
+		if len(ties) != 1 || ties[0].File != ".lore/inbox/2020-01/b.jsonl" || ties[0].Line != wantLine ||
 			!strings.Contains(ties[0].Message, "obs-aaaaaaaa has two different versions") {
 			t.Errorf("fix %v: ties %+v, want obs-aaaaaaaa's in b.jsonl line %d", fix, ties, wantLine)
 		}
@@ -340,5 +341,41 @@ func TestDoctorReportsAnUnreadableShard(t *testing.T) {
 	}
 	if len(got) != 1 || !strings.Contains(got[0].String(), "journal/") || !strings.Contains(got[0].String(), "permission denied") || got[0].Fixable {
 		t.Fatalf("problems %v, want one unreadable journal shard, not fixable", probs)
+	}
+}
+
+// A version dated more than futureSlack ahead of the clock is named; one
+// a few minutes ahead (clocks differ that much) is not.
+func TestDoctorFutureDates(t *testing.T) {
+	s := newTestStore(t)
+	now := time.Date(2019, 12, 31, 23, 0, 0, 0, time.UTC) // obs() dates its records 2020-01-01
+	dir := filepath.Join(s.Dir, "inbox", "2020-01")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(obs("a", "an hour ahead")+"\n"), 0o644)
+	for _, c := range []struct {
+		now  time.Time
+		want string
+	}{
+		{now.Add(-time.Minute), "obs-aaaaaaaa is dated 2020-01-01 00:00 UTC, 1 hour ahead"},
+		{now.Add(-50 * time.Hour), "obs-aaaaaaaa is dated 2020-01-01 00:00 UTC, 2 days ahead"},
+		{now.Add(time.Minute), ""},
+	} {
+		s.Now = func() time.Time { return c.now }
+		probs, err := s.Doctor(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range probs {
+			if p.Kind == "future" {
+				got = append(got, p.String())
+			}
+		}
+		switch {
+		case c.want == "" && len(got) > 0:
+			t.Errorf("at %v: %q, want no date reported (within the slack)", c.now, got)
+		case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], ".lore/inbox/2020-01/a.jsonl:1: "+c.want)):
+			t.Errorf("at %v: %q, want one report %q", c.now, got, c.want)
+		}
 	}
 }
