@@ -89,7 +89,8 @@ func (e *env) parseText(fs *pflag.FlagSet, help string, args []string, what stri
 // or too awkward to quote.
 func (e *env) textArgs(fs *pflag.FlagSet, first int, what string) (string, error) {
 	words := fs.Args()[first:]
-	if len(words) == 1 && words[0] == "-" && (fs.ArgsLenAtDash() < 0 || fs.ArgsLenAtDash() > first) {
+	fromStdin := len(words) == 1 && words[0] == "-" && (fs.ArgsLenAtDash() < 0 || fs.ArgsLenAtDash() > first)
+	if fromStdin {
 		b, err := io.ReadAll(io.LimitReader(e.stdin, maxStdinText+1))
 		if err != nil {
 			return "", fmt.Errorf("%s: reading the %s from stdin: %v", fs.Name(), what, err)
@@ -100,6 +101,10 @@ func (e *env) textArgs(fs *pflag.FlagSet, first int, what string) (string, error
 		words = []string{string(b)}
 	}
 	text := strings.TrimSpace(strings.Join(words, " "))
+	if text == "" && fromStdin {
+		// A closed stdin reads as empty too: Go opens /dev/null in its place.
+		return "", usageError(fmt.Sprintf("pipe the %s in, or give it as arguments in place of -", what), "%s: stdin gave no %s", fs.Name(), what)
+	}
 	if text == "" {
 		return "", usageError(fmt.Sprintf("run 'lore %s --help'", fs.Name()), "%s: %s is empty", fs.Name(), what)
 	}

@@ -170,7 +170,7 @@ func (r *Repo) dotGit() *dotgit.DotGit {
 // config, the current branch and HEAD's commit.
 type Head struct {
 	Author string // "Name <email>"
-	Branch string // empty when detached
+	Branch string // empty when detached, but for a rebase in progress
 	Commit string // full hex; empty when unborn
 }
 
@@ -199,12 +199,30 @@ func ReadHead(dir string, getenv func(string) string) Head {
 			}
 		} else {
 			o.Commit = head.Hash().String()
+			o.Branch = rebasing(r.GitDir)
 		}
 	}
 	if o.Author == "" {
 		o.Author = authorFromConfig(r, getenv)
 	}
 	return o
+}
+
+// rebasing names the branch a rebase in progress rewrites: HEAD is
+// detached while it runs, but what is captured meanwhile belongs to that
+// branch (git branch shows "(no branch, rebasing NAME)"). The state is in
+// the worktree's own git directory.
+func rebasing(gitDir string) string {
+	for _, d := range []string{"rebase-merge", "rebase-apply"} {
+		data, err := os.ReadFile(filepath.Join(gitDir, d, "head-name"))
+		if err != nil {
+			continue
+		}
+		if name := plumbing.ReferenceName(strings.TrimSpace(string(data))); name.IsBranch() && name.Validate() == nil {
+			return name.Short()
+		}
+	}
+	return ""
 }
 
 // authorFromConfig reads user.name and user.email as git does: the

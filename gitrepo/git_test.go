@@ -90,3 +90,33 @@ func TestGitReason(t *testing.T) {
 		}
 	}
 }
+
+// A rebase stopped on a conflict detaches HEAD; what is captured meanwhile
+// belongs to the branch being rebased, for both of git's rebase back ends.
+func TestReadHeadDuringARebase(t *testing.T) {
+	for _, backend := range []string{"merge", "apply"} {
+		root := t.TempDir()
+		git(t, root, "init", "-q", "-b", "main")
+		write(t, filepath.Join(root, "f"), "base\n")
+		git(t, root, "add", "f")
+		git(t, root, "commit", "-qm", "base")
+		git(t, root, "checkout", "-qb", "feature")
+		write(t, filepath.Join(root, "f"), "feature\n")
+		git(t, root, "commit", "-qam", "feature")
+		git(t, root, "checkout", "-q", "main")
+		write(t, filepath.Join(root, "f"), "main\n")
+		git(t, root, "commit", "-qam", "main")
+		cmd := exec.Command("git", "-C", root, "rebase", "--"+backend, "main", "feature")
+		if out, err := cmd.CombinedOutput(); err == nil {
+			t.Fatalf("%s: the rebase did not stop on its conflict: %s", backend, out)
+		}
+		if h := ReadHead(root, os.Getenv); h.Branch != "feature" || h.Commit == "" {
+			t.Errorf("%s: ReadHead = %+v during a rebase of feature, want branch feature", backend, h)
+		}
+		git(t, root, "rebase", "--abort")
+		git(t, root, "checkout", "-q", "--detach", "main")
+		if h := ReadHead(root, os.Getenv); h.Branch != "" {
+			t.Errorf("%s: ReadHead = %+v on a detached HEAD, want no branch", backend, h)
+		}
+	}
+}

@@ -46,8 +46,8 @@ var ErrNoRepo = errors.New("the store is in no git repository: status compares i
 type Status struct {
 	Branch      string `json:"branch"`
 	Upstream    string `json:"upstream,omitempty"`
-	Uncommitted Counts `json:"uncommitted"`        // since the last commit
-	Unpushed    Counts `json:"unpushed,omitempty"` // not on the upstream branch yet, uncommitted included
+	Uncommitted Counts `json:"uncommitted"` // since the last commit
+	Unpushed    Counts `json:"unpushed"`    // not on the upstream branch yet, uncommitted included; nil (null) without one
 	Note        string `json:"note,omitempty"`
 }
 
