@@ -66,7 +66,7 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	if fresh {
-		if _, err := trust.Add(e.getenv, dir); err != nil {
+		if _, _, err := trust.AddCreated(e.getenv, dir); err != nil {
 			e.warn("could not remember that you trust this store: %v", err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"lore/gitrepo"
 	"lore/trust"
 )
 
@@ -36,7 +37,10 @@ agents' own folder trust does: a repository cloned later to a trusted
 path is trusted too, so revoke before reusing one.
 
 A linked worktree (git worktree add) of a repository trusted in its main
-worktree is trusted with it.`
+worktree is trusted with it. In a linked worktree, lore trust and --revoke
+act on the main worktree's store, which covers every worktree and outlives
+them; lore init there lists the main worktree's store while it has none
+yet (the new one reaches it with the first merge).`
 
 func cmdTrust(_ context.Context, e *env, args []string) error {
 	fs := newFlags("trust")
@@ -84,21 +88,26 @@ func cmdTrust(_ context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if !removed {
+		if len(removed) == 0 {
 			fmt.Fprintf(e.stderr, "lore: %s was not trusted\n", s.Dir)
 			return nil
 		}
-		fmt.Fprintf(e.stderr, "lore: hooks no longer inject %s\n", s.Dir)
+		for _, r := range removed {
+			fmt.Fprintf(e.stderr, "lore: hooks no longer inject %s\n", r)
+		}
 		return nil
 	}
-	added, err := trust.Add(e.getenv, s.Dir)
+	listed, added, err := trust.Add(e.getenv, s.Dir)
 	if err != nil {
 		return err
 	}
+	if !gitrepo.SamePath(listed, s.Dir) {
+		listed += " (the main worktree's store, which covers this worktree)"
+	}
 	if !added {
-		fmt.Fprintf(e.stderr, "lore: %s is already trusted\n", s.Dir)
+		fmt.Fprintf(e.stderr, "lore: %s is already trusted\n", listed)
 		return nil
 	}
-	fmt.Fprintf(e.stderr, "lore: hooks now inject %s\n", s.Dir)
+	fmt.Fprintf(e.stderr, "lore: hooks now inject %s\n", listed)
 	return nil
 }

@@ -57,7 +57,7 @@ func FuzzTrustList(f *testing.F) {
 			t.Fatalf("%.200q written back reads as %.200q, %v", list, back, err)
 		}
 
-		added, err := Add(getenv, storeDir)
+		_, added, err := Add(getenv, storeDir)
 		if err != nil {
 			t.Fatal(err)
 		}

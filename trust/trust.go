@@ -10,6 +10,7 @@ package trust
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -89,17 +90,36 @@ func List(getenv func(string) string) ([]string, error) {
 // Trusted reports whether the user trusts the store at storeDir: it is
 // listed, or it is the store of a linked worktree (git worktree add, as
 // agents make to work in parallel) whose main worktree's store is listed,
-// one repository checked out twice. Any failure to read the list means no.
+// one repository checked out twice. Any failure to read the list means no,
+// and so does a path the list cannot hold (ErrLineBreak).
 func Trusted(getenv func(string) string, storeDir string) bool {
 	list, err := List(getenv)
-	if err != nil {
+	if err != nil || listable(key(storeDir)) != nil {
 		return false
 	}
-	if slices.Contains(list, key(storeDir)) {
-		return true
+	return slices.Contains(list, key(storeDir)) || slices.Contains(list, entry(getenv, storeDir))
+}
+
+// ErrLineBreak is a store whose path holds a line break. The list holds
+// one path per line: written as it is, such a path would list a second
+// store of the directory's choosing (a clone made under "x\n/victim").
+var ErrLineBreak = errors.New("the store's path holds a line break, which lore's trust list (one path per line) cannot hold; move the repository to a path without one")
+
+func listable(path string) error {
+	if strings.ContainsAny(path, "\r\n") {
+		return fmt.Errorf("%q: %w", path, ErrLineBreak)
 	}
-	main, ok := mainWorktreeStore(getenv, storeDir)
-	return ok && slices.Contains(list, key(main))
+	return nil
+}
+
+// entry is how the list names the store at storeDir: in a linked worktree,
+// the main worktree's store, which covers every worktree of the repository
+// (Trusted) and outlives this one.
+func entry(getenv func(string) string, storeDir string) string {
+	if main, ok := mainWorktreeStore(getenv, storeDir); ok {
+		return key(main)
+	}
+	return key(storeDir)
 }
 
 // mainWorktreeStore is where storeDir's store is in the main worktree, if
@@ -120,31 +140,58 @@ func mainWorktreeStore(getenv func(string) string, storeDir string) (string, boo
 	return filepath.Join(main, rel), true
 }
 
-// Add trusts the store at storeDir; it reports whether it was new.
-func Add(getenv func(string) string, storeDir string) (bool, error) {
-	list, err := List(getenv)
-	if err != nil {
-		return false, err
-	}
-	k := key(storeDir)
-	if slices.Contains(list, k) {
-		return false, nil
-	}
-	return true, write(getenv, append(list, k))
+// Add trusts the repository of the store at storeDir: it lists the store,
+// or in a linked worktree the main worktree's (entry). It returns what it
+// listed and whether that was new.
+func Add(getenv func(string) string, storeDir string) (string, bool, error) {
+	return add(getenv, entry(getenv, storeDir))
 }
 
-// Remove stops trusting the store at storeDir; it reports whether it was
-// trusted.
-func Remove(getenv func(string) string, storeDir string) (bool, error) {
+// AddCreated trusts a store the user just created. In a linked worktree
+// whose main worktree has no store yet, it lists the main worktree's, as
+// Add does: the store reaches it with the first merge. One that is there
+// already may have come with the clone, so then only this worktree's own
+// store is listed.
+func AddCreated(getenv func(string) string, storeDir string) (string, bool, error) {
+	e := entry(getenv, storeDir)
+	if _, err := os.Lstat(e); err == nil {
+		e = key(storeDir)
+	}
+	return add(getenv, e)
+}
+
+func add(getenv func(string) string, e string) (string, bool, error) {
+	if err := listable(e); err != nil {
+		return e, false, err
+	}
 	list, err := List(getenv)
 	if err != nil {
-		return false, err
+		return e, false, err
 	}
-	k := key(storeDir)
-	if !slices.Contains(list, k) {
-		return false, nil
+	if slices.Contains(list, e) {
+		return e, false, nil
 	}
-	return true, write(getenv, slices.DeleteFunc(list, func(s string) bool { return s == k }))
+	return e, true, write(getenv, append(list, e))
+}
+
+// Remove stops trusting the repository of the store at storeDir: its own
+// entry and, in a linked worktree, the main worktree's, which covers it. It
+// returns the entries it removed.
+func Remove(getenv func(string) string, storeDir string) ([]string, error) {
+	list, err := List(getenv)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, e := range slices.Compact([]string{key(storeDir), entry(getenv, storeDir)}) {
+		if slices.Contains(list, e) {
+			removed = append(removed, e)
+		}
+	}
+	if len(removed) == 0 {
+		return nil, nil
+	}
+	return removed, write(getenv, slices.DeleteFunc(list, func(s string) bool { return slices.Contains(removed, s) }))
 }
 
 func write(getenv func(string) string, list []string) error {
