@@ -312,7 +312,7 @@ func (e *env) fail(err error) int {
 		hint = "upgrade lore: go install the latest version"
 	}
 	msg := strings.TrimSuffix(strings.ReplaceAll(err.Error(), "\n", " "), ".")
-	fmt.Fprintln(e.stderr, errorPrefix+msg)
+	fmt.Fprintln(e.stderr, errorPrefix+termSafe(msg))
 	if hint != "" {
 		fmt.Fprintln(e.stderr, hintPrefix+hint)
 	}
@@ -320,7 +320,7 @@ func (e *env) fail(err error) int {
 }
 
 func (e *env) warn(format string, args ...any) {
-	fmt.Fprintf(e.stderr, warningPrefix+format+"\n", args...)
+	fmt.Fprintln(e.stderr, warningPrefix+lineSafe(fmt.Sprintf(format, args...)))
 }
 
 // storeDir is where the store is: --dir, then $LORE_DIR, then .lore found

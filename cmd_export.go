@@ -101,7 +101,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	wrote()
-	fmt.Fprintf(e.stderr, "lore: wrote %s\n", e.rel(path))
+	fmt.Fprintf(e.stderr, "lore: wrote %s\n", lineSafe(e.rel(path)))
 	return nil
 }
 

@@ -71,13 +71,13 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 		}
 	}
 	if len(created) == 0 || !fresh {
-		fmt.Fprintf(e.stderr, "lore: store already set up at %s\n", dir)
+		fmt.Fprintf(e.stderr, "lore: store already set up at %s\n", lineSafe(dir))
 		if !trust.Trusted(e.getenv, dir) {
 			fmt.Fprintf(e.stderr, "lore: its memory came with the repository, so hooks do not inject it yet: read it (lore resume, lore list), then run 'lore trust'\n")
 		}
 		return nil
 	}
-	fmt.Fprintf(e.stderr, "lore: created store at %s\n", dir)
+	fmt.Fprintf(e.stderr, "lore: created store at %s\n", lineSafe(dir))
 	if s, err := store.Open(dir); err == nil {
 		s.Getenv = e.getenv
 		if rule := s.IgnoredByGit(context.Background()); rule != "" {

@@ -89,11 +89,11 @@ func cmdTrust(_ context.Context, e *env, args []string) error {
 			return err
 		}
 		if len(removed) == 0 {
-			fmt.Fprintf(e.stderr, "lore: %s was not trusted\n", s.Dir)
+			fmt.Fprintf(e.stderr, "lore: %s was not trusted\n", lineSafe(s.Dir))
 			return nil
 		}
 		for _, r := range removed {
-			fmt.Fprintf(e.stderr, "lore: hooks no longer inject %s\n", r)
+			fmt.Fprintf(e.stderr, "lore: hooks no longer inject %s\n", lineSafe(r))
 		}
 		return nil
 	}
@@ -105,9 +105,9 @@ func cmdTrust(_ context.Context, e *env, args []string) error {
 		listed += " (the main worktree's store, which covers this worktree)"
 	}
 	if !added {
-		fmt.Fprintf(e.stderr, "lore: %s is already trusted\n", listed)
+		fmt.Fprintf(e.stderr, "lore: %s is already trusted\n", lineSafe(listed))
 		return nil
 	}
-	fmt.Fprintf(e.stderr, "lore: hooks now inject %s\n", listed)
+	fmt.Fprintf(e.stderr, "lore: hooks now inject %s\n", lineSafe(listed))
 	return nil
 }

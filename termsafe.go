@@ -84,3 +84,10 @@ func needsEscape(s string) bool {
 	}
 	return false
 }
+
+// lineSafe is termSafe for text printed within a line of lore's own
+// messages (a path, an error): a line break in it is escaped too, so that
+// a directory named "x\nlore: error: …" cannot forge a line of its own.
+func lineSafe(s string) string {
+	return strings.ReplaceAll(termSafe(s), "\n", `\n`)
+}
