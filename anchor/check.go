@@ -107,7 +107,8 @@ func (k *Checker) Stale(ctx context.Context, anchors []record.Anchor, commit fun
 	}
 	cur := k.current(ctx, paths)
 	var states []State
-	var gone []int // indices in states
+	var gone []int                   // indices in states
+	var linkWhen map[int32]time.Time // a changed submodule's date, by path: asked of git once
 	for i, a := range anchors {
 		f := cur[of[i]]
 		switch {
@@ -116,7 +117,17 @@ func (k *Checker) Stale(ctx context.Context, anchors []record.Anchor, commit fun
 			gone = append(gone, len(states))
 			states = append(states, State{Anchor: a, Status: Gone, Path: a.Path, Index: i})
 		default:
-			states = append(states, State{Anchor: a, Status: Changed, Path: a.Path, Index: i, When: time.Unix(0, f.mtime), id: f.id, link: f.link})
+			when, ok := linkWhen[of[i]]
+			if !ok {
+				when = k.changedAt(ctx, a.Path, f)
+				if f.link {
+					if linkWhen == nil {
+						linkWhen = map[int32]time.Time{}
+					}
+					linkWhen[of[i]] = when
+				}
+			}
+			states = append(states, State{Anchor: a, Status: Changed, Path: a.Path, Index: i, When: when, id: f.id, link: f.link})
 		}
 	}
 	if len(gone) > 0 {
@@ -212,6 +223,73 @@ func (k *Checker) stat(paths []string) []os.FileInfo {
 	return out
 }
 
+// changedAt is when the code at path, which current found as f, changed,
+// as far as known; zero if not: a file's modification time, a submodule's
+// date from linkTime. (A submodule has no modification time of its own:
+// its entry's would read as 1970.)
+func (k *Checker) changedAt(ctx context.Context, path string, f fileEntry) time.Time {
+	switch {
+	case f.link:
+		return k.linkTime(ctx, path, f.id)
+	case f.mtime == 0:
+		return time.Time{}
+	}
+	return time.Unix(0, f.mtime)
+}
+
+// linkTime is when the submodule at path came to record commit, as far as
+// known: the commit's committer time, from the submodule's own repository
+// (the commit a submodule is moved to is there once it is checked out);
+// else, in a clone that has not checked the submodule out, the time of
+// the last commit here that touched path, when HEAD records commit for it
+// (the change was committed); else zero. Only the objects are read: cat-
+// file runs nothing the submodule's config could name.
+func (k *Checker) linkTime(ctx context.Context, path, commit string) time.Time {
+	if commit == "" || commit == unknown {
+		return time.Time{}
+	}
+	dir := filepath.Join(k.Root, filepath.FromSlash(path))
+	if out, err := gitrepo.Run(ctx, k.Getenv, dir, "cat-file", "commit", commit); err == nil {
+		if t := committerTime(out); !t.IsZero() {
+			return t
+		}
+	}
+	if out, err := k.git(ctx, "", "rev-parse", "--verify", "--quiet", "HEAD:"+path); err != nil || strings.TrimSpace(out) != commit {
+		return time.Time{}
+	}
+	out, err := k.git(ctx, "", "log", "-1", "--format=%ct", "--", ":(literal)"+path)
+	if err != nil {
+		return time.Time{}
+	}
+	if t, _ := strconv.ParseInt(strings.TrimSpace(out), 10, 64); t > 0 {
+		return time.Unix(t, 0)
+	}
+	return time.Time{}
+}
+
+// committerTime is the time on the committer line of a commit object as
+// cat-file prints it ("committer NAME <EMAIL> SECONDS ZONE"), or zero.
+func committerTime(commit string) time.Time {
+	for l := range strings.SplitSeq(commit, "\n") {
+		if l == "" {
+			break // the end of the headers
+		}
+		rest, ok := strings.CutPrefix(l, "committer ")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest[strings.LastIndexByte(rest, '>')+1:])
+		if len(f) != 2 {
+			return time.Time{}
+		}
+		if t, err := strconv.ParseInt(f[0], 10, 64); err == nil && t > 0 {
+			return time.Unix(t, 0)
+		}
+		return time.Time{}
+	}
+	return time.Time{}
+}
+
 // A submodule is judged, at capture and after, by the commit the
 // repository records for it (git's index), not by what is checked out
 // inside it: a submodule moved to another commit is changed once that is
@@ -271,7 +349,7 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int, commit
 			states[i].When = k.lastCommit(ctx, a.Path)
 			continue
 		}
-		states[i].Status, states[i].Path, states[i].When = Moved, to, time.Unix(0, f.mtime)
+		states[i].Status, states[i].Path, states[i].When = Moved, to, k.changedAt(ctx, to, f)
 		if f.id != a.Blob && f.id != unknown {
 			states[i].id, states[i].link = f.id, f.link
 		}

@@ -366,3 +366,22 @@ func TestCacheSearchMatchesAScan(t *testing.T) {
 		}
 	}
 }
+
+func TestCommitterTime(t *testing.T) {
+	for _, c := range []struct {
+		commit string
+		want   int64 // 0: zero time
+	}{
+		{"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor A <a@x> 100 +0000\ncommitter C D <c@x> 981173106 +0100\n\nmsg\n", 981173106},
+		{"tree x\ncommitter <odd> name> <c@x> 7 -0700\n\n", 7},
+		{"tree x\nauthor A <a@x> 100 +0000\n\ncommitter C <c@x> 5 +0000\n", 0}, // in the message
+		{"tree x\ncommitter C <c@x>\n\n", 0},
+		{"tree x\ncommitter C <c@x> 0 +0000\n\n", 0},
+		{"", 0},
+	} {
+		got := committerTime(c.commit)
+		if (c.want == 0) != got.IsZero() || (c.want != 0 && got.Unix() != c.want) {
+			t.Errorf("committerTime(%q) = %v, want %d", c.commit, got, c.want)
+		}
+	}
+}
