@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"lore/record"
 )
 
 // Block limits. Claude Code caps additionalContext at 10,000 characters,
@@ -59,7 +61,14 @@ func Render(what string, entries []Entry, budgetChars, maxFull int) Rendered {
 // RenderTail is Render with tail, a few lines set after the entries (the
 // session-start view's how-to-record footer): its room is taken from the
 // budget first; if it does not fit, it is left out.
+//
+// A budget below MinBudget renders nothing: what room it leaves would
+// hold a scrap of one summary, cut before the record's ID. The hint to
+// run lore show is there only when a summary shown names a record.
 func RenderTail(what string, entries []Entry, budgetChars, maxFull int, tail string) Rendered {
+	if budgetChars < MinBudget*CharsPerToken {
+		return Rendered{}
+	}
 	budgetChars = min(budgetChars, MaxChars)
 	if maxFull <= 0 {
 		maxFull = len(entries)
@@ -98,16 +107,23 @@ func RenderTail(what string, entries []Entry, budgetChars, maxFull int, tail str
 		}
 		rest = append(rest, en)
 	}
+	named := false // a summary shown names its record, for lore show
 	for _, en := range rest {
 		sum := summaryLine(en)
 		if used+len(sum)+1 > room {
 			if len(fulls) == 0 && len(sums) == 0 {
-				sum = CutWords(sum, room-used-1) // a tiny budget: what fits of one
+				// A tight budget: what fits of one, if that keeps its ID.
+				cut := CutWords(sum, room-used-1)
+				if namesRecord(en, sum) && !namesRecord(en, cut) {
+					cut = ""
+				}
+				sum = cut
 			}
 			if sum == "" || used+len(sum)+1 > room {
 				break
 			}
 		}
+		named = named || namesRecord(en, sum)
 		sums = append(sums, sum)
 		used += len(sum) + 1
 		out.Summary = append(out.Summary, en.ID)
@@ -129,7 +145,7 @@ func RenderTail(what string, entries []Entry, budgetChars, maxFull int, tail str
 		b.WriteString(s)
 		b.WriteByte('\n')
 	}
-	if len(sums) > 0 {
+	if named {
 		b.WriteString(hint)
 		b.WriteByte('\n')
 	}
@@ -140,6 +156,13 @@ func RenderTail(what string, entries []Entry, budgetChars, maxFull int, tail str
 	text += "\n" + footer
 	out.Text = text
 	return out
+}
+
+// namesRecord reports whether line, en's summary as shown, names the record
+// en is (its short ID), so that lore show can be run on it: a notice (git's
+// changes, the inbox) or a recurring failure's line names none.
+func namesRecord(en Entry, line string) bool {
+	return !en.Notice && en.ID != "" && strings.Contains(line, record.ShortID(en.ID))
 }
 
 // summaryLine is en's one-line summary as a block shows it.

@@ -146,8 +146,9 @@ func TestRenderStaysInBudgetAndCutsOnlyAtWords(t *testing.T) {
 	var entries []Entry
 	for i := range 12 {
 		body := strings.Repeat("word"+string(rune('a'+i))+" ", 20+i*15)
-		entries = append(entries, Entry{ID: "dec-" + string(rune('a'+i)), Full: "[decision] heading\n  " + body,
-			Summary: "[decision] dec-x " + body})
+		id := "dec-" + string(rune('a'+i))
+		entries = append(entries, Entry{ID: id, Full: "[decision] heading\n  " + body,
+			Summary: "[decision] " + id + " " + body})
 	}
 	for budget := 0; budget <= 12000; budget += 37 {
 		r := Render("auto-injected", entries, budget, 5)

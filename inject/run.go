@@ -246,6 +246,13 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		_, err = out.Write(b)
 		return err
 	}
+	budget := Budget(env.BudgetFlag, env.Getenv, s.Config)
+	if budget < MinBudget && !hin.IsSessionStart() {
+		// No block fits (a session start still records where the session
+		// began, for Stop): the prompt is not one the memory had nothing
+		// for, and lore stats does not list it as such.
+		return errBudget(budget)
+	}
 	var git *GitSource
 	if hin.IsSessionStart() {
 		git = StartGit(ctx, s.Getenv, repoDir, s.Dir) // git works while the index is read
@@ -263,7 +270,6 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		opts.Prompt = false
 		return index.Open(ctx, s, opts)
 	}
-	budget := Budget(env.BudgetFlag, env.Getenv, s.Config)
 	seen := OpenSeen(s.Dir, hin.SessionID)
 	log := receipts.Open(s.Dir, hin.SessionID)
 	var r Rendered
@@ -315,6 +321,8 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	switch {
 	case len(r.Repeated) > 0:
 		return errRepeated
+	case r.Text == "" && budget < MinBudget:
+		return errBudget(budget)
 	case r.Text == "":
 		return errNothing
 	}
@@ -344,6 +352,12 @@ var errNothing = errors.New("nothing relevant to inject")
 // errRepeated is the quiet outcome when every relevant record was shown
 // earlier in the session.
 var errRepeated = fmt.Errorf("%w: this session was shown the relevant records already", errNothing)
+
+// errBudget is the quiet outcome of a budget (from the environment or
+// config.toml) too small for any block.
+func errBudget(budget int) error {
+	return fmt.Errorf("%w: the budget, %d tokens, is below %d, the smallest block", errNothing, budget, MinBudget)
+}
 
 // errTwin is the quiet outcome when another run of lore answered the same
 // event of the session a moment ago (see answersFirst).
