@@ -82,11 +82,11 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	tokens := inject.Budget(*budget, e.getenv, s.Config)
-	r := inject.PromptContext(ix, s.Config, text, tokens, s.Clock(), nil)
-	if r.Text == "" && tokens < inject.MinBudget {
+	if tokens < inject.MinBudget { // from the environment or config.toml: --budget is checked above
 		e.warn("the budget, %d tokens, is below %d, the smallest block: nothing is injected", tokens, inject.MinBudget)
 		return nil
 	}
+	r := inject.PromptContext(ix, s.Config, text, tokens, s.Clock(), nil)
 	if r.Text == "" {
 		fmt.Fprintln(e.stderr, "lore: nothing relevant to inject")
 		return nil
@@ -146,7 +146,7 @@ func (e *env) explain(ix *inject.Index, text string, minRelevance float64, clock
 		if sc.Named != 1 || sc.Code != 1 || sc.Stale != "" {
 			fmt.Fprintf(e.stdout, "       code: named file × %.2f, code × %.2f%s\n", sc.Named, sc.Code, termSafe(parenthesised(sc.Stale)))
 		}
-		fmt.Fprintf(e.stdout, "       %s\n", sc.Why)
+		fmt.Fprintf(e.stdout, "       %s\n", termSafe(sc.Why))
 	}
 	return nil
 }
