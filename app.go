@@ -298,6 +298,8 @@ func (e *env) fail(err error) int {
 	switch {
 	case errors.As(err, &ce):
 		code, hint = ce.code, ce.hint
+	case errors.As(err, new(*store.GitDirError)):
+		code = exitNoStore // the error says where to run lore
 	case errors.Is(err, store.ErrNoStore):
 		code, hint = exitNoStore, "run 'lore init' at the repository root, or point LORE_DIR or --dir at a store"
 	case errors.As(err, &nf):

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"lore/gitrepo"
 	"lore/store"
@@ -36,6 +37,19 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 		dir = e.getenv("LORE_DIR")
 	}
 	if dir == "" {
+		// In a git directory, as git (which runs no work-tree command
+		// there) and every other lore command find no store, init makes
+		// none: not even for the work tree a .git directory belongs to.
+		if gd := store.InGitDir(e.cwd, e.getenv); gd != nil {
+			hint := "this is a bare repository, with no worktree to keep .lore in: run lore in a clone of it"
+			switch {
+			case gd.WorkTree != "":
+				hint = "run lore init in its work tree, " + gd.WorkTree
+			case strings.Contains(filepath.ToSlash(gd.GitDir), "/.git/"): // a submodule's, in .git/modules
+				hint = "run lore init in the work tree it belongs to"
+			}
+			return &cliError{code: exitFailure, msg: gd.GitDir + " is a git directory, not a work tree", hint: hint}
+		}
 		root, err := gitrepo.RepoRoot(e.cwd, e.getenv)
 		if gitrepo.IsNotRepo(err) {
 			hint := "run 'git init' first, or choose a directory with --dir"

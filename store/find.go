@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -14,11 +15,31 @@ const DirName = ".lore"
 // ErrNoStore is returned when no .lore store is found.
 var ErrNoStore = errors.New("no .lore store found")
 
+// GitDirError is FindStore's answer in a git directory (a repository's
+// .git, a bare repository, or a directory under one): lore, like git,
+// works in a work tree, which a git directory is not — git status there
+// says "this operation must be run in a work tree". It is an ErrNoStore.
+type GitDirError struct {
+	GitDir   string // the git directory
+	WorkTree string // the work tree it is the .git directory of; "" for another git directory
+}
+
+func (e *GitDirError) Error() string {
+	msg := fmt.Sprintf("%s: %s is a git directory, not a work tree", ErrNoStore, e.GitDir)
+	if e.WorkTree != "" {
+		msg += ": run lore in its work tree, " + e.WorkTree
+	}
+	return msg
+}
+
+func (e *GitDirError) Unwrap() error { return ErrNoStore }
+
 // FindStore walks up from start to the repository root looking for .lore,
 // the way git looks for .git: it stops at the first directory that holds a
-// .git entry (a repository, linked worktree or submodule root) or is a bare
-// repository, and never climbs to or past GIT_CEILING_DIRECTORIES (read
-// with getenv).
+// .git entry (a repository, linked worktree or submodule root) or is a git
+// directory itself (a *GitDirError: a bare repository, or the .git
+// directory start is in), and never climbs to or past
+// GIT_CEILING_DIRECTORIES (read with getenv).
 func FindStore(start string, getenv func(string) string) (string, error) {
 	d, err := filepath.Abs(start)
 	if err != nil {
@@ -31,8 +52,14 @@ func FindStore(start string, getenv func(string) string) (string, error) {
 			}
 			return filepath.Join(d, DirName), nil
 		}
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil || gitrepo.IsBare(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return "", ErrNoStore
+		}
+		if gitrepo.IsBare(d) {
+			if gitrepo.AboveCeiling(start, d, getenv) {
+				return "", ErrNoStore
+			}
+			return "", gitDirError(d)
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -40,4 +67,26 @@ func FindStore(start string, getenv func(string) string) (string, error) {
 		}
 		d = parent
 	}
+}
+
+// InGitDir is the *GitDirError FindStore gives for start when start is in
+// a git directory, and nil when start is in a work tree or in no
+// repository: lore init, which finds the repository rather than the
+// store, asks it to refuse where the other commands find no store.
+func InGitDir(start string, getenv func(string) string) *GitDirError {
+	var gd *GitDirError
+	if _, err := FindStore(start, getenv); errors.As(err, &gd) {
+		return gd
+	}
+	return nil
+}
+
+// gitDirError is the error for git directory d, with the work tree it is
+// the .git directory of.
+func gitDirError(d string) *GitDirError {
+	e := &GitDirError{GitDir: d}
+	if filepath.Base(d) == ".git" {
+		e.WorkTree = filepath.Dir(d)
+	}
+	return e
 }
