@@ -24,6 +24,9 @@ A store init creates is trusted: the hooks inject it (see lore trust). A
 store that came with a clone is not, even when init adds a missing file to
 it: read it, then run lore trust.`
 
+// bareRepoHint is init's hint in a bare repository.
+const bareRepoHint = "this is a bare repository, with no worktree to keep .lore in: run lore in a clone of it"
+
 func cmdInit(_ context.Context, e *env, args []string) error {
 	fs := newFlags("init")
 	if err := e.parse(fs, initHelp, args); err != nil {
@@ -41,7 +44,7 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 		// there) and every other lore command find no store, init makes
 		// none: not even for the work tree a .git directory belongs to.
 		if gd := store.InGitDir(e.cwd, e.getenv); gd != nil {
-			hint := "this is a bare repository, with no worktree to keep .lore in: run lore in a clone of it"
+			hint := bareRepoHint
 			switch {
 			case gd.WorkTree != "":
 				hint = "run lore init in its work tree, " + gd.WorkTree
@@ -57,7 +60,7 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 			case e.getenv("GIT_DIR") != "" || e.getenv("GIT_WORK_TREE") != "":
 				hint = "lore finds the repository from the directory it runs in (a .git up the tree), not from GIT_DIR or GIT_WORK_TREE: run it in a checkout, or choose a directory with --dir"
 			case gitrepo.IsBare(e.cwd):
-				hint = "this is a bare repository, with no worktree to keep .lore in: run lore in a clone of it"
+				hint = bareRepoHint
 			}
 			return &cliError{code: exitFailure, msg: "not inside a git repository", hint: hint}
 		}
