@@ -90,7 +90,13 @@ func (e *env) anchorRepo(s *store.Store) (anchor.Repo, error) {
 }
 
 // codeChecker checks the anchors of s's records (nil outside git).
-func (e *env) codeChecker(s *store.Store) *anchor.Checker { return anchor.ForStore(s.Dir, e.getenv) }
+func (e *env) codeChecker(s *store.Store) *anchor.Checker {
+	k := anchor.ForStore(s.Dir, e.getenv)
+	if k != nil {
+		k.DateLinks = true // stale and show print when the code changed
+	}
+	return k
+}
 
 const anchorCmdHelp = `Usage: lore anchor <id> [--file path[:start-end]]...
 

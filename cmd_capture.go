@@ -128,11 +128,7 @@ func (e *env) captureKind(k record.Kind, text string, o *captureOptions, fill fu
 	if err == nil {
 		err = e.anchorTo(s, r, o.files)
 	}
-	switch {
-	case err != nil:
-	case k == record.Handoff:
-		err = s.AppendNewest(r) // resume shows the newest handoff
-	default:
+	if err == nil {
 		err = s.Append(r)
 	}
 	return e.printCaptured(r, err)

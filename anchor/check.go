@@ -53,7 +53,11 @@ type Checker struct {
 	Repo
 	// Exclude is a directory (relative to the root) rename detection
 	// leaves out: the store's own, whose shards only ever come and go.
-	Exclude   string
+	Exclude string
+	// DateLinks dates a changed submodule (linkTime: a git run per
+	// submodule). Only commands that show the date ask for it: the hooks
+	// never show one and run on every prompt.
+	DateLinks bool
 	cacheFile string
 	c         *cache
 	dirty     bool
@@ -229,8 +233,10 @@ func (k *Checker) stat(paths []string) []os.FileInfo {
 // its entry's would read as 1970.)
 func (k *Checker) changedAt(ctx context.Context, path string, f fileEntry) time.Time {
 	switch {
-	case f.link:
+	case f.link && k.DateLinks:
 		return k.linkTime(ctx, path, f.id)
+	case f.link:
+		return time.Time{}
 	case f.mtime == 0:
 		return time.Time{}
 	}

@@ -385,3 +385,37 @@ func TestCommitterTime(t *testing.T) {
 		}
 	}
 }
+
+// A changed submodule is dated by its commit only for a checker asked to
+// date links: the hooks, which show no date, run no git for it.
+func TestDateLinksOnlyWhenAsked(t *testing.T) {
+	ctx := context.Background()
+	lib := gitRepo(t, map[string]string{"a": "a\n"})
+	sup := gitRepo(t, map[string]string{"s": "s\n"})
+	run(t, sup.Root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.Root, "lib")
+	run(t, sup.Root, "commit", "-qm", "sub")
+	head := run(t, sup.Root, "rev-parse", "HEAD")
+	as, err := sup.Resolve(ctx, sup.Root, []Spec{{Path: "lib"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("git", "commit", "-q", "--allow-empty", "-m", "bump")
+	cmd.Dir = filepath.Join(sup.Root, "lib")
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@x",
+		"GIT_COMMITTER_DATE=2001-01-01T00:00:00Z", "GIT_CONFIG_NOSYSTEM=1", "HOME="+sup.Root)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("bump: %v\n%s", err, out)
+	}
+	run(t, sup.Root, "add", "lib")
+	for _, dated := range []bool{false, true} {
+		k := NewChecker(sup, filepath.Join(t.TempDir(), "anchors"))
+		k.DateLinks = dated
+		sts := k.Check(ctx, as, func(int) string { return head })
+		if len(sts) != 1 || sts[0].Status != Changed {
+			t.Fatalf("dated %v: %+v, want lib changed", dated, sts)
+		}
+		if got := sts[0].When; dated && got.UTC().Year() != 2001 || !dated && !got.IsZero() {
+			t.Errorf("DateLinks %v: When = %v, want the bump's 2001 date only when asked", dated, got)
+		}
+	}
+}

@@ -101,22 +101,19 @@ func (s *Store) Update(k record.Kind, ref string, change func(r *record.Record) 
 	return next, err
 }
 
-// AppendNewest appends r, a new record, dated after every record of its
-// kind: resume shows the newest handoff, and one written by a clone whose
-// clock ran ahead would otherwise hide every handoff recorded after it
-// until the clock catches up. Revisions are dated after the current
-// version for the same reason (Tx.Next). Only the kind's shards from r's
-// month on are read, so the cost follows a month's records, not the
-// store's; a shard that does not read is passed over (the capture matters
-// more than its date).
-func (s *Store) AppendNewest(r *record.Record) error {
-	return s.Transact(func(tx *Tx) error {
-		if newest := s.newestFrom(r.Kind, r.Created); !r.Created.After(newest) {
-			r.Created = newest.Add(time.Millisecond)
-			r.Time = r.Created
-		}
-		return tx.Append(r)
-	})
+// datedAfterNewest dates r, a new record, after every record of its kind:
+// resume shows the newest handoff, and one written by a clone whose clock
+// ran ahead would otherwise hide every handoff recorded after it until the
+// clock catches up. Revisions are dated after the current version for the
+// same reason (Tx.Next). Only the kind's shards from r's month on are
+// read, so the cost follows a month's records, not the store's; a shard
+// that does not read is passed over (the capture matters more than its
+// date).
+func (s *Store) datedAfterNewest(r *record.Record) {
+	if newest := s.newestFrom(r.Kind, r.Created); !r.Created.After(newest) {
+		r.Created = newest.Add(time.Millisecond)
+		r.Time = r.Created
+	}
 }
 
 // newestFrom is the latest creation date among the records of kind k in
@@ -125,8 +122,9 @@ func (s *Store) newestFrom(k record.Kind, t time.Time) time.Time {
 	var newest time.Time
 	root := filepath.Join(s.Dir, k.Dir())
 	months, _ := os.ReadDir(root)
+	from := t.Format(MonthDir)
 	for _, m := range months {
-		if !m.IsDir() || m.Name() < t.Format("2006-01") {
+		if !m.IsDir() || m.Name() < from {
 			continue
 		}
 		shards, _ := os.ReadDir(filepath.Join(root, m.Name()))

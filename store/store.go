@@ -165,7 +165,7 @@ func (s *Store) shardPath(k record.Kind, o record.Origin, now time.Time) (string
 	if branch == "" {
 		branch = "detached"
 	}
-	prefix := fmt.Sprintf("%s/%s/%s-%s-", k.Dir(), now.Format("2006-01"), branch, head)
+	prefix := fmt.Sprintf("%s/%s/%s-%s-", k.Dir(), now.Format(MonthDir), branch, head)
 	state := shardState(s, k)
 	if b, err := os.ReadFile(state); err == nil {
 		if rel := strings.TrimSpace(string(b)); strings.HasPrefix(rel, prefix) {
@@ -229,16 +229,22 @@ func (s *Store) Lock() (func(), error) {
 	return func() { _ = unlockFile(f); f.Close() }, nil
 }
 
-// Append scrubs secrets from r and writes it to this writer's shard: under
-// the store lock, in one write, fsynced before it returns. It reads nothing
-// but the shard's last byte, so it costs the same at any store size.
+// MonthDir is the layout of the directory a shard is in, under its kind's:
+// the month of the records it was started for.
+const MonthDir = "2006-01"
+
+// Append scrubs secrets from r, a new record, and writes it to this
+// writer's shard: under the store lock, in one write, fsynced before it
+// returns. It reads nothing but the shard's last byte, so it costs the
+// same at any store size; a handoff also reads this month's handoffs, to
+// be dated after the newest (datedAfterNewest).
 func (s *Store) Append(r *record.Record) error {
-	unlock, err := s.Lock()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	return s.appendLocked(r)
+	return s.Transact(func(tx *Tx) error {
+		if r.Kind == record.Handoff {
+			s.datedAfterNewest(r)
+		}
+		return tx.Append(r)
+	})
 }
 
 // appendLocked is Append for a caller holding the lock. If a crash left the

@@ -94,10 +94,11 @@ func List(getenv func(string) string) ([]string, error) {
 // and so does a path the list cannot hold (ErrLineBreak).
 func Trusted(getenv func(string) string, storeDir string) bool {
 	list, err := List(getenv)
-	if err != nil || listable(key(storeDir)) != nil {
+	k := key(storeDir)
+	if err != nil || listable(k) != nil {
 		return false
 	}
-	return slices.Contains(list, key(storeDir)) || slices.Contains(list, entry(getenv, storeDir))
+	return slices.Contains(list, k) || slices.Contains(list, entry(getenv, storeDir))
 }
 
 // ErrLineBreak is a store whose path holds a line break. The list holds

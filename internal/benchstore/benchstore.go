@@ -98,7 +98,7 @@ func generate(dir string, n, perShard int, seed uint64, files []record.Anchor, s
 				last = last[1:]
 			}
 		}
-		path := filepath.Join(dir, r.Kind.Dir(), ts.Format("2006-01"), fmt.Sprintf("main-%07x-bench%d%s", shard, shard%7, r.Kind.Ext()))
+		path := filepath.Join(dir, r.Kind.Dir(), ts.Format(store.MonthDir), fmt.Sprintf("main-%07x-bench%d%s", shard, shard%7, r.Kind.Ext()))
 		line, err := r.Marshal()
 		if err != nil {
 			return st, err
