@@ -86,6 +86,21 @@ func usageError(hint, format string, args ...any) error {
 	return &cliError{code: exitUsage, msg: fmt.Sprintf(format, args...), hint: hint}
 }
 
+// helpHint points a person at a command's help ("" for lore's own). The
+// MCP tools leave it out of their errors (isHelpHint): an agent has the
+// tool's schema, not a command line.
+func helpHint(command string) string {
+	if command == "" {
+		return "run 'lore --help'"
+	}
+	return "run 'lore " + command + " --help'"
+}
+
+// isHelpHint tells a hint that starts with helpHint's words.
+func isHelpHint(hint string) bool {
+	return strings.HasPrefix(hint, "run 'lore ") && strings.Contains(hint, " --help'")
+}
+
 // command is one row of the command table: all lore says about a command
 // is here or in the help text the row names (written once, next to the
 // command's code), and lore --help is generated from the table.
@@ -233,7 +248,7 @@ func (e *env) main(args []string) int {
 			return e.fail(err)
 		}
 	}
-	hint := "run 'lore --help' for the commands"
+	hint := helpHint("") + " for the commands"
 	if groups := groupsWithVerb(name); len(groups) > 0 {
 		hint = "did you mean 'lore " + strings.Join(groups, " "+name+"' or 'lore ") + " " + name + "'?"
 	} else if s := spell.Closest(name, commandNames(), 2); s != "" {

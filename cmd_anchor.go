@@ -115,7 +115,7 @@ func cmdAnchor(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return usageError("run 'lore anchor --help'", "anchor: want one record ID")
+		return usageError(helpHint("anchor"), "anchor: want one record ID")
 	}
 	ref := fs.Arg(0)
 	kind, ok := record.KindOfID(ref)
@@ -221,7 +221,7 @@ func cmdStale(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError("run 'lore stale --help'", "stale: takes no arguments")
+		return usageError(helpHint("stale"), "stale: takes no arguments")
 	}
 	s, snap, err := e.snapshot(ctx)
 	if err != nil {

@@ -106,7 +106,7 @@ func (e *env) textArgs(fs *pflag.FlagSet, first int, what string) (string, error
 		return "", usageError(fmt.Sprintf("pipe the %s in, or give it as arguments in place of -", what), "%s: stdin gave no %s", fs.Name(), what)
 	}
 	if text == "" {
-		return "", usageError(fmt.Sprintf("run 'lore %s --help'", fs.Name()), "%s: %s is empty", fs.Name(), what)
+		return "", usageError(helpHint(fs.Name()), "%s: %s is empty", fs.Name(), what)
 	}
 	return text, nil
 }
@@ -220,7 +220,7 @@ func cmdFail(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() < 2 {
-		return usageError("run 'lore fail --help'", "fail: want an error type and a message, as in: lore fail NonZeroExit \"deploy.sh fails\"")
+		return usageError(helpHint("fail"), "fail: want an error type and a message, as in: lore fail NonZeroExit \"deploy.sh fails\"")
 	}
 	if err := failures.CheckErrorType(fs.Arg(0)); err != nil {
 		return usageError("", "fail: %v", err)

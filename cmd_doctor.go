@@ -44,7 +44,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError("run 'lore doctor --help'", "doctor takes no arguments")
+		return usageError(helpHint("doctor"), "doctor takes no arguments")
 	}
 	s, err := e.openStore()
 	if err != nil {

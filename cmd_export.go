@@ -36,10 +36,10 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError("run 'lore export --help'", "export takes no arguments")
+		return usageError(helpHint("export"), "export takes no arguments")
 	}
 	if fs.Changed("out") && strings.TrimSpace(*out) == "" {
-		return usageError("run 'lore export --help'", "export: --out needs a file (leave it out to print)")
+		return usageError(helpHint("export"), "export: --out needs a file (leave it out to print)")
 	}
 	section := *out != ""
 	switch *format {

@@ -42,7 +42,7 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return usageError("run 'lore forget --help'", "forget: want one record ID")
+		return usageError(helpHint("forget"), "forget: want one record ID")
 	}
 	if !*purge {
 		return usageError("to retire a record without deleting it, use 'lore journal abandon', 'lore patterns deprecate' or 'lore inbox dismiss'",

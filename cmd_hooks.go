@@ -95,7 +95,7 @@ func (e *env) hooksVerb(verb, help string, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError("run 'lore hooks --help'", "hooks %s takes no arguments", verb)
+		return usageError(helpHint("hooks"), "hooks %s takes no arguments", verb)
 	}
 	targets, err := e.hookTargets(fs, o, verb == "install")
 	if err != nil {

@@ -33,7 +33,7 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError("run 'lore init --help'", "init takes no arguments")
+		return usageError(helpHint("init"), "init takes no arguments")
 	}
 	dir := e.dir
 	if dir == "" {

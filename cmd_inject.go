@@ -63,7 +63,7 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	}
 	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if text == "" {
-		return usageError("run 'lore inject --help'", "inject: want --stdin or the text of a prompt")
+		return usageError(helpHint("inject"), "inject: want --stdin or the text of a prompt")
 	}
 	if err := checkBudget(fs, "inject", *budget, inject.MinBudget, "block"); err != nil {
 		return err

@@ -44,17 +44,17 @@ func (e *env) dispatch(name, about string, verbs map[string]subcommand, args []s
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		if len(args) == 0 {
-			return usageError(fmt.Sprintf("run 'lore %s --help'", name), "%s: want one of: %s", name, strings.Join(order, ", "))
+			return usageError(helpHint(name), "%s: want one of: %s", name, strings.Join(order, ", "))
 		}
 		fmt.Fprint(e.stdout, help.String())
 		return nil
 	}
 	v, ok := verbs[args[0]]
 	if !ok && strings.HasPrefix(args[0], "-") { // a flag before the verb
-		return usageError(fmt.Sprintf("run 'lore %s --help'; a verb's flags come after it", name), "%s: unknown flag %s", name, args[0])
+		return usageError(helpHint(name)+"; a verb's flags come after it", "%s: unknown flag %s", name, args[0])
 	}
 	if !ok {
-		hint := fmt.Sprintf("run 'lore %s --help'", name)
+		hint := helpHint(name)
 		if s := spell.Closest(args[0], order, 2); s != "" {
 			hint = fmt.Sprintf("did you mean 'lore %s %s'?", name, s)
 		}

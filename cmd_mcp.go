@@ -73,7 +73,7 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError("run 'lore mcp --help'", "mcp: unknown verb %q (want install, uninstall or status, or no verb to serve)", fs.Arg(0))
+		return usageError(helpHint("mcp"), "mcp: unknown verb %q (want install, uninstall or status, or no verb to serve)", fs.Arg(0))
 	}
 	debug.SetGCPercent(100) // a long-lived server collects its garbage
 	server := newMCPServer(e, *readOnly, *hostTrusted)
@@ -262,7 +262,7 @@ func newMCPServer(e *env, readOnly, hostTrusted bool) *mcp.Server {
 // given; a negative one is refused, as the CLI refuses --limit -1.
 func toolLimit(tool string, n int) (string, error) {
 	if n < 0 {
-		return "", fmt.Errorf("%s: limit must not be negative", tool)
+		return "", toolError("%s: limit must not be negative", tool)
 	}
 	if n == 0 {
 		n = 20
@@ -287,7 +287,7 @@ func tagArgs(verb string, tags, files []string) ([]string, error) {
 	args := []string{verb}
 	for _, t := range tags {
 		if len(store.NormalizeTags([]string{t})) > 1 {
-			return nil, fmt.Errorf("%s: tag %q holds a comma, which separates tags: give each tag as its own element of tags", verb, t)
+			return nil, toolError("%s: tag %q holds a comma, which separates tags: give each tag as its own element of tags", verb, t)
 		}
 		args = append(args, "--tags="+t)
 	}
@@ -326,18 +326,25 @@ func notices(stderr string) []string {
 }
 
 // failure is what a failed command's stderr says went wrong: its error
-// line and hint, or all of it when it has neither.
+// line and hint (not one pointing at the command's --help: the agent has
+// the tool's schema), or all of it, as an error, when it has neither.
 func failure(stderr string) string {
 	var keep []string
 	for _, l := range strings.Split(stderr, "\n") {
-		if strings.HasPrefix(l, errorPrefix) || strings.HasPrefix(l, hintPrefix) {
+		hint, isHint := strings.CutPrefix(l, hintPrefix)
+		if strings.HasPrefix(l, errorPrefix) || isHint && !isHelpHint(hint) {
 			keep = append(keep, l)
 		}
 	}
 	if len(keep) == 0 {
-		return strings.TrimSpace(stderr)
+		return errorPrefix + strings.TrimSpace(stderr)
 	}
 	return strings.Join(keep, "\n")
+}
+
+// toolError is a tool's own refusal, worded as the CLI's errors are.
+func toolError(format string, args ...any) error {
+	return fmt.Errorf(errorPrefix+format, args...)
 }
 
 // tool answers a read tool: the CLI's text, and its JSON

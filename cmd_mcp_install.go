@@ -55,7 +55,7 @@ func (e *env) mcpConfig(verb, help string, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError("run 'lore mcp --help'", "mcp %s takes no arguments", verb)
+		return usageError(helpHint("mcp"), "mcp %s takes no arguments", verb)
 	}
 	targets, err := e.mcpTargets(agent, scope, verb != "status")
 	if err != nil {

@@ -65,7 +65,7 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 || strings.TrimSpace(fs.Arg(0)) == "" {
-		return usageError("run 'lore show --help'", "show: want one record ID")
+		return usageError(helpHint("show"), "show: want one record ID")
 	}
 	s, snap, err := e.snapshot(ctx)
 	if err != nil {
@@ -185,7 +185,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	}
 	query := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if query == "" {
-		return usageError("run 'lore search --help'", "search: the query is empty")
+		return usageError(helpHint("search"), "search: the query is empty")
 	}
 	if *limit < 0 {
 		return usageError("", "search: --limit must not be negative")

@@ -27,13 +27,13 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError("run 'lore resume --help'", "resume takes no arguments")
+		return usageError(helpHint("resume"), "resume takes no arguments")
 	}
 	if err := checkBudget(fs, "resume", *budget, inject.MinBudget, "block"); err != nil {
 		return err
 	}
 	if *asJSON && fs.Changed("budget") {
-		return usageError("run 'lore resume --help'", "resume: --budget cuts the text block to size; --json is the whole view: use one")
+		return usageError(helpHint("resume"), "resume: --budget cuts the text block to size; --json is the whole view: use one")
 	}
 	s, err := e.openStore()
 	if err != nil {

@@ -32,7 +32,7 @@ func cmdStats(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError("run 'lore stats --help'", "stats takes no arguments")
+		return usageError(helpHint("stats"), "stats takes no arguments")
 	}
 	s, snap, err := e.snapshot(ctx)
 	if err != nil {

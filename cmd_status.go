@@ -27,7 +27,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError("run 'lore status --help'", "status takes no arguments")
+		return usageError(helpHint("status"), "status takes no arguments")
 	}
 	s, err := e.openStore()
 	if err != nil {

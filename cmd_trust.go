@@ -51,7 +51,7 @@ func cmdTrust(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError("run 'lore trust --help'", "trust takes no arguments")
+		return usageError(helpHint("trust"), "trust takes no arguments")
 	}
 	if *revoke && *list {
 		return usageError("", "trust: --revoke and --list do not go together")

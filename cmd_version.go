@@ -83,7 +83,7 @@ func cmdVersion(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError("run 'lore version --help'", "version takes no arguments")
+		return usageError(helpHint("version"), "version takes no arguments")
 	}
 	fmt.Fprintln(e.stdout, "lore", version())
 	return nil

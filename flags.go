@@ -82,9 +82,9 @@ func flagPrefix(fs *pflag.FlagSet) string {
 
 func flagHint(fs *pflag.FlagSet) string {
 	if fs.Name() == "lore" {
-		return "run 'lore --help' for the global flags"
+		return helpHint("") + " for the global flags"
 	}
-	return fmt.Sprintf("run 'lore %s --help' for its flags", fs.Name())
+	return helpHint(fs.Name()) + " for its flags"
 }
 
 // flagError is a usage error for what pflag reported, in lore's words:

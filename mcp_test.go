@@ -228,10 +228,21 @@ func TestMCPProtocol(t *testing.T) {
 		{"list", map[string]any{"kind": "--dir=" + t.TempDir()}, `lore: error: list: unknown kind "--dir=`},
 		// MCP input has no command line to bound it.
 		{"observe", map[string]any{"text": strings.Repeat("a log line\n", 7000)}, "over the 64 KiB a record may hold"},
+		// The tools' own refusals read as the CLI's errors do.
+		{"search", map[string]any{"query": "x", "limit": -1}, "lore: error: search: limit must not be negative"},
+		{"observe", map[string]any{"text": "x", "tags": []string{"a,b"}}, `lore: error: observe: tag "a,b" holds a comma`},
 	} {
 		text, isErr, _ := c.call(bad.tool, bad.args)
 		if !isErr || !strings.Contains(text, bad.msg) {
 			t.Errorf("%s %v: want a tool error %q, got error=%v %q", bad.tool, bad.args, bad.msg, isErr, text)
+		}
+		// An agent has the tool's schema, not a command line to ask for
+		// --help; and every error lore words says it is one.
+		if strings.Contains(text, "--help") {
+			t.Errorf("%s %v: the tool error points at the CLI's help: %q", bad.tool, bad.args, text)
+		}
+		if !strings.HasPrefix(bad.msg, "validating") && !strings.HasPrefix(text, "lore: error: ") {
+			t.Errorf("%s %v: the tool error does not start with lore: error: %q", bad.tool, bad.args, text)
 		}
 	}
 	for _, line := range []string{"{not json", "[1,2]", `{"foo":1}`} {
