@@ -125,6 +125,48 @@ func TestGeminiSettingsKeepTheirComments(t *testing.T) {
 	}
 }
 
+// VS Code's mcp.json is JSON with comments, as VS Code writes it: lore's
+// server goes in and comes out leaving the user's comments and servers as
+// they were.
+func TestVSCodeMCPKeepsItsComments(t *testing.T) {
+	const mine = `{
+  // servers this team runs
+  "servers": {
+    "github": {
+      "type": "http", /* the hosted one */
+      "url": "https://api.githubcopilot.com/mcp/"
+    }
+  }
+}
+`
+	host, err := FindMCPHost("vscode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), ".vscode", "mcp.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(mine), 0o644)
+	tg := MCPTarget{Host: host, Scope: "project", Path: path}
+	if changed, err := InstallMCP(tg, "/opt/lore"); err != nil || !changed {
+		t.Fatalf("install: %v %v", changed, err)
+	}
+	got, _ := os.ReadFile(path)
+	for _, kept := range []string{"// servers this team runs", "/* the hosted one */", `"github"`} {
+		if !strings.Contains(string(got), kept) {
+			t.Errorf("install lost %s:\n%s", kept, got)
+		}
+	}
+	if e, err := MCPStatus(tg); err != nil || e == nil || e.Command != "/opt/lore" {
+		t.Errorf("status: %+v %v", e, err)
+	}
+	if changed, err := UninstallMCP(tg); err != nil || !changed {
+		t.Fatalf("uninstall: %v %v", changed, err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != mine {
+		t.Errorf("after uninstall:\n%s\nwant\n%s", got, mine)
+	}
+}
+
 // What lore would have to rewrite without a comment (the user's note
 // inside lore's own hook) is refused, naming the file and the comment's
 // line, and the file is left as it was.

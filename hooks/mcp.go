@@ -25,7 +25,8 @@ import (
 //     .gemini/settings.json (project or home), {"command", "args"}.
 //   - VS Code ("Use MCP servers in VS Code"): .vscode/mcp.json, {"servers":
 //     {name: {"type": "stdio", "command", "args"}}}; the user profile's
-//     mcp.json for user scope.
+//     mcp.json for user scope. VS Code edits the file as JSON with
+//     comments, so it may hold them.
 type MCPHost struct {
 	Name, Title string
 	ProjectFile string // relative to the repository root
@@ -33,7 +34,7 @@ type MCPHost struct {
 	Key         string // the JSON object that holds the servers
 	TOML        bool   // Codex's config.toml
 	Typed       bool   // entries say "type": "stdio"
-	Comments    bool   // the file may hold comments (Gemini CLI's settings; see jsonc.go)
+	Comments    bool   // the file may hold comments (Gemini CLI's settings, VS Code's mcp.json; see jsonc.go)
 }
 
 // MCPServerName is the name lore's server is registered under.
@@ -46,7 +47,7 @@ func MCPHosts() []MCPHost {
 		{Name: "cursor", Title: "Cursor", ProjectFile: ".cursor/mcp.json", UserFile: ".cursor/mcp.json", Key: "mcpServers"},
 		{Name: "codex", Title: "Codex CLI", ProjectFile: ".codex/config.toml", TOML: true},
 		{Name: "gemini", Title: "Gemini CLI", ProjectFile: ".gemini/settings.json", UserFile: ".gemini/settings.json", Key: "mcpServers", Comments: true},
-		{Name: "vscode", Title: "VS Code", ProjectFile: ".vscode/mcp.json", UserFile: ".config/Code/User/mcp.json", Key: "servers", Typed: true},
+		{Name: "vscode", Title: "VS Code", ProjectFile: ".vscode/mcp.json", UserFile: ".config/Code/User/mcp.json", Key: "servers", Typed: true, Comments: true},
 	}
 }
 
