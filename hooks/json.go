@@ -100,7 +100,10 @@ func parseJSON(data []byte, commentsBlanked bool) (*object, error) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
-			if !commentsBlanked && json.Valid(stripJSONC(data)) {
+			if json.Valid(stripJSONC(data)) {
+				if commentsBlanked { // the comments are kept: only commas remain
+					return nil, fmt.Errorf("line %d: a trailing comma, which lore does not rewrite (it would be lost)", line)
+				}
 				return nil, fmt.Errorf("line %d: JSON with comments or trailing commas, which lore does not rewrite (they would be lost)", line)
 			}
 			return nil, fmt.Errorf("line %d: not valid JSON: %v", line, err)

@@ -193,12 +193,12 @@ func TestGeminiCommentLoreWouldDropIsRefused(t *testing.T) {
 	}
 }
 
-// Only Gemini CLI's settings may hold comments; its parser does not allow
-// trailing commas, so lore calls those invalid there, and still tells
-// another host's commented file from a broken one.
+// Only Gemini CLI's settings and VS Code's mcp.json may hold comments;
+// lore keeps those, not a trailing comma, and still tells another host's
+// commented file from a broken one.
 func TestCommentsOnlyWhereTheHostAllowsThem(t *testing.T) {
 	tg := geminiTarget(t, "{\n  // mine\n  \"theme\": \"dark\",\n}\n")
-	if _, err := Status(tg); err == nil || !strings.Contains(err.Error(), "line 4: not valid JSON") {
+	if _, err := Status(tg); err == nil || !strings.Contains(err.Error(), "line 4: a trailing comma, which lore does not rewrite") {
 		t.Errorf("a trailing comma in Gemini's settings: %v", err)
 	}
 	a, _ := FindAgent("claude")
