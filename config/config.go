@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -132,7 +133,7 @@ func (e *ConfigError) Error() string {
 func LoadConfig(dir string) (*Config, error) {
 	path := filepath.Join(dir, "config.toml")
 	cfg := defaults()
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return cfg, nil
 	}
@@ -172,6 +173,42 @@ func LoadConfig(dir string) (*Config, error) {
 	}
 	cfg.clamp(path, data, md)
 	return cfg, nil
+}
+
+// MaxConfigBytes bounds the config.toml lore reads: every process, the
+// prompt hook included, decodes it, and the file comes with the clone. Its
+// defaults take 3 KB; a 6 MB table of synonyms cost every hook 1.5 s.
+const MaxConfigBytes = 256 << 10
+
+// readConfig reads path if it is a regular file of at most MaxConfigBytes.
+// A committed symbolic link is checked out as a link: one to /dev/zero had
+// every command, and the hook of a clone nobody trusted, read until memory
+// ran out.
+func readConfig(path string) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &ConfigError{File: path, Msg: "not a regular file: lore does not follow a symbolic link here, nor read a device or a directory"}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// What was opened is what was checked, not a link swapped in since.
+	if opened, err := f.Stat(); err != nil || !os.SameFile(fi, opened) {
+		return nil, &ConfigError{File: path, Msg: "changed while lore opened it"}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxConfigBytes {
+		return nil, &ConfigError{File: path, Msg: fmt.Sprintf("over the %d KiB lore reads (the defaults take 3 KB): move what it holds elsewhere", MaxConfigBytes>>10)}
+	}
+	return data, nil
 }
 
 // conflictMsg is the error for a config.toml a merge left with git's

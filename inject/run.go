@@ -212,10 +212,32 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	if !hin.IsPrompt() && !hin.IsSessionStart() && !hin.IsStop() {
 		return fmt.Errorf("event %q is not one lore answers", hin.Event)
 	}
-	s, err := openForHook(hin, env)
+	dir, err := hookStoreDir(hin, env)
 	if err != nil {
 		return err
 	}
+	// What the store says is shown only where the user trusts it; Stop only
+	// asks for a handoff in lore's own words. Nothing in a store nobody
+	// trusted is read, not even its config.toml: it came with the clone.
+	if !hin.IsStop() && !hostTrusts(env, dir) && !trust.Trusted(env.Getenv, dir) {
+		if err := store.Check(dir); err != nil {
+			return err
+		}
+		if !hin.IsSessionStart() {
+			return errors.New("untrusted repository: nothing is injected (lore trust)")
+		}
+		b, err := MarshalHookOutput(hin.Event, Untrusted)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(b)
+		return err
+	}
+	s, err := store.Open(dir)
+	if err != nil {
+		return err
+	}
+	s.Getenv = env.Getenv
 	now := env.Now
 	if now.IsZero() {
 		now = s.Clock()
@@ -227,19 +249,6 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 			return errNothing
 		}
 		b, err := MarshalStopOutput(reason)
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(b)
-		return err
-	}
-	// Stop only asks for a handoff in lore's own words; what the store says
-	// is shown only where the user trusts it.
-	if !hostTrusts(env, s.Dir) && !trust.Trusted(env.Getenv, s.Dir) {
-		if !hin.IsSessionStart() {
-			return errors.New("untrusted repository: nothing is injected (lore trust)")
-		}
-		b, err := MarshalHookOutput(hin.Event, Untrusted)
 		if err != nil {
 			return err
 		}
@@ -384,8 +393,8 @@ func answersFirst(storeDir string, hin *HookInput, answer string) bool {
 // IsNothing reports the quiet outcome, which is not a failure.
 func IsNothing(err error) bool { return errors.Is(err, errNothing) }
 
-// openForHook finds the store for the repository the hook's cwd is in.
-func openForHook(hin *HookInput, env HookEnv) (*store.Store, error) {
+// hookStoreDir is the store of the repository the hook's cwd is in.
+func hookStoreDir(hin *HookInput, env HookEnv) (string, error) {
 	dir := env.StoreDir
 	if dir == "" {
 		dir = env.Getenv("LORE_DIR")
@@ -398,15 +407,7 @@ func openForHook(hin *HookInput, env HookEnv) (*store.Store, error) {
 		dir = filepath.Join(cwd, dir)
 	}
 	if dir == "" {
-		var err error
-		if dir, err = store.FindStore(cwd, env.Getenv); err != nil {
-			return nil, err
-		}
+		return store.FindStore(cwd, env.Getenv)
 	}
-	s, err := store.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	s.Getenv = env.Getenv
-	return s, nil
+	return dir, nil
 }

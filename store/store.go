@@ -43,20 +43,7 @@ type Store struct {
 
 // Open opens the store at dir and reads its config.
 func Open(dir string) (*Store, error) {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w at %s", ErrNoStore, dir)
-		}
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", dir)
-	}
-	if !looksLikeStore(dir) {
-		return nil, fmt.Errorf("%w at %s: it holds neither config.toml nor a directory of records", ErrNoStore, dir)
-	}
-	if err := checkLocal(dir); err != nil {
+	if err := Check(dir); err != nil {
 		return nil, err
 	}
 	cfg, err := config.LoadConfig(dir)
@@ -64,6 +51,26 @@ func Open(dir string) (*Store, error) {
 		return nil, err
 	}
 	return &Store{Dir: dir, Config: cfg}, nil
+}
+
+// Check says whether dir is a store lore can open, without reading a
+// file in it: the hooks ask it of a store they will not read (one the
+// user does not trust).
+func Check(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w at %s", ErrNoStore, dir)
+		}
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if !looksLikeStore(dir) {
+		return fmt.Errorf("%w at %s: it holds neither config.toml nor a directory of records", ErrNoStore, dir)
+	}
+	return checkLocal(dir)
 }
 
 // checkLocal refuses a store whose .local is, or holds at its top, a
