@@ -54,7 +54,7 @@ func IsExport(doc string) bool {
 // hand-edited into a shard, which doctor reports, is not copied); the
 // findings are what was redacted from the text returned.
 func Export(snap *index.Snapshot, v *Resume, o ExportOptions) (string, []secrets.Finding) {
-	budget := o.BudgetTokens * CharsPerToken
+	budget := BudgetChars(o.BudgetTokens)
 	var found []secrets.Finding
 	var head strings.Builder
 	head.WriteString(exportTitle + "\n\n")

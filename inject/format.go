@@ -23,6 +23,13 @@ const (
 	footer    = "--- end lore context ---"
 )
 
+// BudgetChars is a budget of tokens in characters. A budget past any
+// context window counts as 2^40 tokens, which no block or export reaches:
+// 2^61 tokens overflowed into a negative count, and nothing was shown.
+func BudgetChars(tokens int) int {
+	return min(tokens, 1<<40) * CharsPerToken
+}
+
 // Entry is one record's contribution to a block: its whole form and the
 // one-line summary used when the budget runs short.
 type Entry struct {
