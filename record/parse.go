@@ -83,29 +83,40 @@ func ParseJSONL(name string, data []byte) ([]*Record, []Warning, error) {
 	return recs, warns, nil
 }
 
-// ParseTOML reads one patterns shard.
+// ParseTOML reads one patterns shard. A shard a merge left with git's
+// conflict markers is read once for each side (parseConflicted); any other
+// is read as it is.
 func ParseTOML(name string, data []byte) ([]*Record, []Warning, error) {
+	if mayHaveMarkers(data) {
+		if ours, theirs, marks := conflictSides(name, data); marks != nil {
+			return parseConflicted(name, ours, theirs, marks)
+		}
+	}
+	return parseTOMLText(name, data, nil)
+}
+
+// parseTOMLText reads TOML text without conflict markers. lineOf, when not
+// nil, is the line of the file each line of data is (data is one side of a
+// conflict): every position is given as that line.
+func parseTOMLText(name string, data []byte, lineOf []int) ([]*Record, []Warning, error) {
+	at := func(l int) Pos {
+		switch {
+		case lineOf == nil || l < 1:
+		case l <= len(lineOf):
+			l = lineOf[l-1]
+		default: // past the last line, as an error at the end may be
+			l = lineOf[len(lineOf)-1] + l - len(lineOf)
+		}
+		return Pos{name, l}
+	}
 	var recs []*Record
 	var warns []Warning
 	chunks, stray := SplitTables(data)
 	for _, l := range stray {
-		warns = append(warns, Warning{Pos{name, l}, WarnMalformed, "text outside a [[pattern]] table skipped"})
+		warns = append(warns, Warning{at(l), WarnMalformed, "text outside a [[pattern]] table skipped"})
 	}
 	for k := 0; k < len(chunks); k++ {
 		c := chunks[k]
-		// Conflict markers inside a table: report them, drop the marker
-		// lines, and still read what is on both sides.
-		lines := strings.SplitAfter(c.Text, "\n")
-		kept := lines[:0]
-		for i, l := range lines {
-			if IsConflictMarker([]byte(l)) {
-				warns = append(warns, Warning{Pos{name, c.Line + i}, WarnConflict, "git conflict marker; remove the marker lines"})
-				kept = append(kept, "\n") // keep line numbers
-				continue
-			}
-			kept = append(kept, l)
-		}
-		c.Text = strings.Join(kept, "")
 		r, err := UnmarshalTable(c)
 		if err != nil {
 			// An unclosed string or array may have hidden the headers
@@ -117,7 +128,7 @@ func ParseTOML(name string, data []byte) ([]*Record, []Warning, error) {
 			}
 			var nf *ErrNewerFormat
 			if errors.As(err, &nf) {
-				pos := Pos{name, c.Line}
+				pos := at(c.Line)
 				return nil, nil, fmt.Errorf("%s: record %w", pos, &ErrNewerFormat{nf.Version, pos})
 			}
 			line := c.Line
@@ -129,10 +140,10 @@ func ParseTOML(name string, data []byte) ([]*Record, []Warning, error) {
 			if !strings.HasSuffix(c.Text, "\n") {
 				kind = WarnTorn
 			}
-			warns = append(warns, Warning{Pos{name, line}, kind, "malformed [[pattern]] table skipped: " + err.Error()})
+			warns = append(warns, Warning{at(line), kind, "malformed [[pattern]] table skipped: " + err.Error()})
 			continue
 		}
-		r.Source = Pos{name, c.Line}
+		r.Source = at(c.Line)
 		recs = append(recs, r)
 	}
 	return recs, warns, nil

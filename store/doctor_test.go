@@ -64,12 +64,22 @@ var damage = []struct {
 		content: table("a", "good") + "\n[[pat",
 		want:    []wantProblem{{7, "malformed", false, "the file ends inside this table"}}},
 	{name: "toml conflict markers", kind: record.Pattern,
-		content: table("a", "good") + "\n[[pattern]]\nv = 1\nid = \"pat-bbbbbbbb000000000\"\nts = 2020-01-01T00:00:00Z\n<<<<<<< HEAD\ntext = \"ours\"\n=======\ntext = \"theirs\"\n>>>>>>> other\n",
+		// Both sides read (two versions of pat-bbbbbbbb): only the markers
+		// are reported.
+		content: table("a", "good") + "\n[[pattern]]\nv = 1\nid = \"pat-bbbbbbbb000000000\"\n<<<<<<< HEAD\nts = 2020-01-01T00:00:00Z\ntext = \"ours\"\n=======\nts = 2020-01-02T00:00:00Z\ntext = \"theirs\"\n>>>>>>> other\n",
+		want: []wantProblem{
+			{10, "conflict", false, "git conflict marker in a patterns file"},
+			{13, "conflict", false, "git conflict marker"},
+			{16, "conflict", false, "git conflict marker"},
+		}},
+	{name: "toml conflict with one side malformed", kind: record.Pattern,
+		// Ours reads; theirs is reported at its line, in the file's order.
+		content: table("a", "good") + "\n[[pattern]]\nv = 1\nid = \"pat-bbbbbbbb000000000\"\nts = 2020-01-01T00:00:00Z\n<<<<<<< HEAD\ntext = \"ours\"\n=======\ntext = \"theirs\"\nvalidations = \"many\"\n>>>>>>> other\n",
 		want: []wantProblem{
 			{11, "conflict", false, "git conflict marker in a patterns file"},
 			{13, "conflict", false, "git conflict marker"},
-			{15, "conflict", false, "git conflict marker"},
-			{14, "malformed", false, "Key 'pattern.text' has already been defined"},
+			{15, "malformed", false, "validations: is a string, where an integer is expected"},
+			{16, "conflict", false, "git conflict marker"},
 		}},
 	{name: "toml stray text", kind: record.Pattern,
 		content: "patterns for the deploy\n" + table("a", "good"),
