@@ -34,6 +34,7 @@ type fileEntry struct {
 	ino         uint64
 	id          string // "" for no file
 	link        bool   // a submodule: id is the commit git's index records, never cached
+	other       string // not a file nor a submodule (a symbolic link…): what it is, no id, never cached
 }
 
 type cache struct {

@@ -19,13 +19,16 @@ import (
 type Status uint8
 
 const (
-	Fresh   Status = iota // the file still has the anchored content
-	Changed               // the file's content changed
-	Moved                 // git's rename detection finds it under another path
-	Gone                  // not in the working tree, and not found elsewhere
+	Fresh     Status = iota // the file still has the anchored content
+	Changed                 // the file's content changed
+	Moved                   // git's rename detection finds it under another path
+	Gone                    // not in the working tree, and not found elsewhere
+	Unchecked               // git could not read the file (no git, a timeout, no permission): nothing is known
 )
 
-func (s Status) String() string { return [...]string{"fresh", "changed", "moved", "gone"}[s] }
+func (s Status) String() string {
+	return [...]string{"fresh", "changed", "moved", "gone", "unchecked"}[s]
+}
 
 // State is one anchor as it stands.
 type State struct {
@@ -35,16 +38,19 @@ type State struct {
 	Lines  Lines     // what changed: for Changed, and Moved with a changed content
 	When   time.Time // when it changed, as far as known; zero if not
 	Index  int       // the anchor's position in what was checked
-	id     string    // the object ID at Path now, when it differs
+	id     string    // the object ID at Path now, when it differs; unknown if git could not read it
 	link   bool      // Path is a submodule: a commit, no lines to count
+	other  string    // what Path is now when it is no file ("a symbolic link"): no content, no lines
 }
 
 // Stale reports whether the code is not as anchored.
 func (s State) Stale() bool { return s.Status != Fresh }
 
 // Edited reports whether the file's content is not the anchored one: it
-// changed, or moved and changed. Its Lines are unknown when the anchored
-// content is not in this clone's object database.
+// changed, or moved and changed, or git could not read it to tell. Its
+// Lines are unknown when the anchored content is not in this clone's
+// object database. A path that is no longer a file (a symbolic link) has
+// no content to compare: not Edited, though Changed.
 func (s State) Edited() bool { return s.id != "" }
 
 // Checker derives anchors' states in one repository, through a cache (see
@@ -116,7 +122,13 @@ func (k *Checker) Stale(ctx context.Context, anchors []record.Anchor, commit fun
 	for i, a := range anchors {
 		f := cur[of[i]]
 		switch {
-		case f.id == a.Blob || f.id == unknown:
+		case f.other != "":
+			// Checked before the ID: a link whose target path happens to
+			// hash as the anchored content is still no file.
+			states = append(states, State{Anchor: a, Status: Changed, Path: a.Path, Index: i, When: k.changedAt(ctx, a.Path, f), other: f.other})
+		case f.id == unknown:
+			states = append(states, State{Anchor: a, Status: Unchecked, Path: a.Path, Index: i, id: unknown, link: f.link})
+		case f.id == a.Blob:
 		case f.id == "":
 			gone = append(gone, len(states))
 			states = append(states, State{Anchor: a, Status: Gone, Path: a.Path, Index: i})
@@ -153,7 +165,10 @@ func (k *Checker) Save() error {
 
 // current is each distinct path's object ID in the working tree now (""
 // if there is no file), from the cache while a file's stat is what it
-// was, else from git.
+// was, else from git. A path that is neither a regular file nor a
+// directory (a symbolic link, a device, a named pipe) is never hashed:
+// git would read through it (a link to /dev/zero reads until the
+// timeout), and its content is not the anchored file's anyway.
 func (k *Checker) current(ctx context.Context, paths []string) []fileEntry {
 	cur := make([]fileEntry, len(paths))
 	infos := k.stat(paths)
@@ -169,6 +184,8 @@ func (k *Checker) current(ctx context.Context, paths []string) []fileEntry {
 			// A submodule, checked out or not, or a file replaced by a
 			// directory: git's index tells.
 			links = append(links, i)
+		case !fi.Mode().IsRegular():
+			cur[i] = fileEntry{mtime: fi.ModTime().UnixNano(), other: notFile(fi.Mode())}
 		default:
 			e := fileEntry{mtime: fi.ModTime().UnixNano(), size: fi.Size(), ino: gitrepo.Inode(fi)}
 			if c, ok := k.c.file(p); ok && c.mtime == e.mtime && c.size == e.size && c.ino == e.ino && e.mtime < racy {
@@ -205,8 +222,24 @@ func (k *Checker) current(ctx context.Context, paths []string) []fileEntry {
 	return cur
 }
 
+// notFile names what a path that is not a regular file is, for a clause.
+func notFile(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
 // stat stats each path in the working tree (nil: not there), on every
-// core for a long list: lore stale stats every anchored file.
+// core for a long list: lore stale stats every anchored file. A symbolic
+// link is not followed: it is the link that git tracks.
 func (k *Checker) stat(paths []string) []os.FileInfo {
 	out := make([]os.FileInfo, len(paths))
 	workers := 1
@@ -217,7 +250,7 @@ func (k *Checker) stat(paths []string) []os.FileInfo {
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(paths); i += workers {
-				if fi, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(paths[i]))); err == nil {
+				if fi, err := os.Lstat(filepath.Join(k.Root, filepath.FromSlash(paths[i]))); err == nil {
 					out[i] = fi
 				}
 			}
@@ -343,21 +376,25 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int, commit
 				}
 				to = byBlob[a.Blob]
 			}
-			k.c.set(moveKey(commit, a.Path), field(to))
-			k.dirty = true
+			// What git did not answer within the caller's deadline (the
+			// prompt hook's) is not known to be nowhere: not cached.
+			if ctx.Err() == nil {
+				k.c.set(moveKey(commit, a.Path), field(to))
+				k.dirty = true
+			}
 		}
 		if to == "" {
 			states[i].When = k.lastCommit(ctx, a.Path)
 			continue
 		}
 		f := k.current(ctx, []string{to})[0]
-		if f.id == "" {
+		if f.id == "" && f.other == "" {
 			states[i].When = k.lastCommit(ctx, a.Path)
 			continue
 		}
 		states[i].Status, states[i].Path, states[i].When = Moved, to, k.changedAt(ctx, to, f)
-		if f.id != a.Blob && f.id != unknown {
-			states[i].id, states[i].link = f.id, f.link
+		if f.id != a.Blob || f.other != "" {
+			states[i].id, states[i].link, states[i].other = f.id, f.link, f.other
 		}
 	}
 }
@@ -475,8 +512,8 @@ func (k *Checker) lastCommit(ctx context.Context, path string) time.Time {
 }
 
 // unknown is the object ID of a file git failed to hash (no git, a
-// timeout): such an anchor is taken as fresh, as nothing is known
-// against it.
+// timeout, a file it may not read): such an anchor is Unchecked, neither
+// fresh nor changed, as nothing is known of it.
 const unknown = "?"
 
 // ForStore is the checker for the records of the store in dir: anchors

@@ -82,14 +82,28 @@ func (s State) describe(name, now string) string {
 		return name + " unchanged"
 	case Gone:
 		return name + " gone"
+	case Unchecked:
+		return name + " " + unread
 	case Moved:
-		if s.id == "" {
+		switch {
+		case s.other != "":
+			return name + " moved to " + now + ", now " + s.other
+		case s.id == unknown:
+			return name + " moved to " + now + ", " + unread
+		case s.id == "":
 			return name + " moved to " + now
 		}
 		return name + " moved to " + now + " and changed" + s.Lines.amount(s.Anchor)
 	}
+	if s.other != "" {
+		// git tracks a link as the path it holds: the file's content is gone.
+		return name + " changed since: it is now " + s.other
+	}
 	return name + " changed since" + s.Lines.amount(s.Anchor)
 }
+
+// unread says why an anchor's state is not known.
+const unread = "not checked: git could not read it"
 
 // amount is ", 41 lines" or ", 3 lines in 10-20 (41 in all)", why the
 // change was not counted when the clone lacks what it was anchored to

@@ -58,7 +58,7 @@ func (k *Checker) count(ctx context.Context, states []State) {
 	var want []string
 	for _, st := range states {
 		p := pair{st.Anchor.Blob, st.id}
-		if _, done := encs[p]; done || st.id == "" || st.link {
+		if _, done := encs[p]; done || st.id == "" || st.id == unknown || st.link {
 			continue
 		}
 		enc, ok := k.c.get(diffKey(p.blob, p.id))
@@ -70,7 +70,7 @@ func (k *Checker) count(ctx context.Context, states []State) {
 	old := k.objects(ctx, want)
 	for i := range states {
 		st := &states[i]
-		if st.id == "" || st.link {
+		if st.id == "" || st.id == unknown || st.link {
 			continue
 		}
 		p := pair{st.Anchor.Blob, st.id}

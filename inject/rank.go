@@ -118,6 +118,9 @@ type Options struct {
 	// NoMatched leaves Scored.Matched empty: the hook shows no
 	// explanation, and working one out tokenizes every result again.
 	NoMatched bool
+	// Context bounds the check of the candidates' anchored code (the git
+	// runs of CheckAnchors): the prompt hook's deadline. nil: none.
+	Context context.Context
 }
 
 // Rank scores the records that match any of the query's keywords, best
@@ -254,7 +257,7 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 		recs[i], scs[i] = ix.snap.Record(strong[i].d), &strong[i].sc
 		scs[i].Phrases, scs[i].Near = q.phrases(recs[i])
 	}
-	ix.weighCode(scs, recs, anchor.PathWords(text))
+	ix.weighCode(o.Context, scs, recs, anchor.PathWords(text))
 	for _, sc := range scs {
 		sc.score()
 	}
@@ -374,11 +377,14 @@ func (sc *Scored) score() {
 // when the prompt names one of a record's files, and, when code is
 // checked (all records in one check, so a cold cache costs one git), the
 // clause that says how its code changed and the weight of a record whose
-// code is all gone.
-func (ix *Index) weighCode(scs []*Scored, recs []*record.Record, files []string) {
+// code is all gone. ctx (nil: none) bounds the check.
+func (ix *Index) weighCode(ctx context.Context, scs []*Scored, recs []*record.Record, files []string) {
 	var states map[string][]anchor.State
 	if ix.code != nil {
-		states = ix.code.Records(context.Background(), recs)
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		states = ix.code.Records(ctx, recs)
 		_ = ix.code.Save() // a cache that could not be written costs the next check only
 	}
 	for i, r := range recs {
@@ -398,13 +404,17 @@ func (ix *Index) weighCode(scs []*Scored, recs []*record.Record, files []string)
 // gate marks the candidates worth injecting, best first: relevant enough
 // (MinRelevance: about one specific word in the headline and another, in a
 // prompt mostly about them) and scoring close enough to the best that it
-// is not an also-ran. masks[i] holds the prompt words out[i] matched, for
-// the reason it gives.
+// is not an also-ran. A score of 0 is never injected, however the rest
+// compare: a kind weighted 0 in config.toml is one the user never wants
+// (and 0 is within any share of a best that is 0 too). masks[i] holds the
+// prompt words out[i] matched, for the reason it gives.
 func (ix *Index) gate(out []Scored, q *query, masks []uint64) {
 	minRel := ix.cfg.Inject.MinRelevance
 	for i := range out {
 		sc := &out[i]
 		switch {
+		case sc.Score <= 0:
+			sc.Why = "score is 0: " + zeroFactor(sc)
 		case sc.Relevance < minRel:
 			sc.Why = fmt.Sprintf("relevance %.2f is below %.2f: %s", sc.Relevance, minRel, q.shortfall(sc, masks[i], minRel))
 		case sc.Score < relativeCut*out[0].Score:
@@ -414,6 +424,25 @@ func (ix *Index) gate(out []Scored, q *query, masks []uint64) {
 			sc.Why = fmt.Sprintf("relevance %.2f ≥ %.2f and score within %.0f%% of the best", sc.Relevance, minRel, 100*relativeCut)
 		}
 	}
+}
+
+// zeroFactor says which factor makes sc's score 0.
+func zeroFactor(sc *Scored) string {
+	switch {
+	case sc.Kind <= 0:
+		kind := "its kind"
+		if sc.Rec != nil {
+			kind = string(sc.Rec.Kind)
+		}
+		return fmt.Sprintf("the weight of %s is 0 ([weights] in config.toml)", kind)
+	case sc.Status <= 0:
+		return "its status factor is 0"
+	case sc.Code <= 0:
+		return "its anchored code is all gone, and gone_weight is 0 ([anchors] in config.toml)"
+	case sc.Recency <= 0:
+		return "its recency is 0"
+	}
+	return "it has no evidence"
 }
 
 // ScoreRule says in one line how Scored's factors make its score, for

@@ -82,17 +82,19 @@ func Budget(flag int, getenv func(string) string, cfg *config.Config) int {
 // PromptContext ranks the records for prompt and renders the block, leaving
 // out of the whole-item slots what seen says the session already has.
 func PromptContext(ix *Index, cfg *config.Config, prompt string, budgetTokens int, now time.Time, seen *Seen) Rendered {
-	r, _ := promptContext(ix, cfg, prompt, budgetTokens, now, seen)
+	r, _ := promptContext(context.Background(), ix, cfg, prompt, budgetTokens, now, seen)
 	return r
 }
 
-// promptContext is PromptContext that also returns the records in the block.
-func promptContext(ix *Index, cfg *config.Config, prompt string, budgetTokens int, now time.Time, seen *Seen) (Rendered, []*record.Record) {
+// promptContext is PromptContext that also returns the records in the
+// block; ctx bounds the check of the candidates' anchored code (the hook's
+// deadline).
+func promptContext(ctx context.Context, ix *Index, cfg *config.Config, prompt string, budgetTokens int, now time.Time, seen *Seen) (Rendered, []*record.Record) {
 	maxFull := cfg.Inject.MaxItems
 	if maxFull <= 0 {
 		maxFull = 5
 	}
-	ranked := ix.Rank(prompt, Options{Now: now, Limit: 2 * maxFull, NoMatched: true})
+	ranked := ix.Rank(prompt, Options{Now: now, Limit: 2 * maxFull, NoMatched: true, Context: ctx})
 	fresh := 0
 	entries := make([]Entry, 0, len(ranked))
 	recs := map[string]*record.Record{}
@@ -119,7 +121,7 @@ func promptContext(ix *Index, cfg *config.Config, prompt string, budgetTokens in
 		}
 		return Rendered{Repeated: repeated}, nil
 	}
-	r := Render("auto-injected", entries, budgetTokens*CharsPerToken, maxFull)
+	r := Render("auto-injected", entries, BudgetChars(budgetTokens), maxFull)
 	var shown []*record.Record
 	for _, id := range append(append([]string{}, r.Full...), r.Summary...) {
 		shown = append(shown, recs[id])
@@ -139,7 +141,7 @@ func ResumeContext(v *Resume, budgetTokens int, compacted, teach bool) Rendered 
 	if teach {
 		tail = Teach
 	}
-	return RenderTail(what, v.Entries(), budgetTokens*CharsPerToken, 0, tail)
+	return RenderTail(what, v.Entries(), BudgetChars(budgetTokens), 0, tail)
 }
 
 // Teach ends the session-start view: the commands an agent uses to add to
@@ -306,7 +308,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		var shown []*record.Record
 		choose := func() {
 			ix := NewIndex(snap, s.Config).CheckAnchors(anchor.ForStore(s.Dir, s.Getenv))
-			r, shown = promptContext(ix, s.Config, hin.Prompt, budget, now, seen)
+			r, shown = promptContext(ctx, ix, s.Config, hin.Prompt, budget, now, seen)
 		}
 		choose()
 		if !snap.Unchanged(idsOf(shown)) {
