@@ -67,9 +67,12 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	if snapErr == nil {
 		stale, anchored = e.countStale(ctx, s, snap)
 	}
-	open := 0
+	open, notes := 0, 0
 	for _, p := range probs {
-		if !p.Fixed {
+		switch {
+		case p.Note:
+			notes++
+		case !p.Fixed:
 			open++
 		}
 	}
@@ -84,6 +87,8 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		fixable := 0
 		for _, p := range probs {
 			switch {
+			case p.Note:
+				fmt.Fprintf(e.stdout, "note: %s\n", p)
 			case p.Fixed:
 				fmt.Fprintf(e.stdout, "fixed: %s\n", p)
 			case p.Fixable:
@@ -96,11 +101,11 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		if stale > 0 {
 			fmt.Fprintf(e.stderr, "lore: doctor: %d of %d anchored records have code that changed, moved or vanished (lore stale lists them)\n", stale, anchored)
 		}
-		switch {
-		case open == 0 && len(probs) == 0:
+		switch fixed := len(probs) - open - notes; {
+		case open == 0 && fixed == 0:
 			fmt.Fprintln(e.stderr, "lore: doctor: no problems")
 		case open == 0:
-			fmt.Fprintf(e.stderr, "lore: doctor: fixed %d problem%s\n", len(probs), plural(len(probs)))
+			fmt.Fprintf(e.stderr, "lore: doctor: fixed %d problem%s\n", fixed, plural(fixed))
 		default:
 			fmt.Fprintf(e.stderr, "lore: doctor: %d problem%s, %d repairable with --fix\n", open, plural(open), fixable)
 		}

@@ -29,6 +29,10 @@ type Problem struct {
 	Message string `json:"message"`
 	Fixable bool   `json:"fixable"`
 	Fixed   bool   `json:"fixed"`
+	// Note: worth knowing, nothing to repair (a version dated ahead of the
+	// clock, which lore itself must date the next versions after): it does
+	// not make doctor fail.
+	Note bool `json:"note,omitempty"`
 }
 
 func (p Problem) String() string {
@@ -326,8 +330,8 @@ func future(v *record.Record, now time.Time) Problem {
 	if n != 1 {
 		unit += "s"
 	}
-	return Problem{File: v.Source.File, Line: v.Source.Line, Kind: "future",
-		Message: fmt.Sprintf("%s is dated %s, %d %s ahead of this machine's clock: a clock was wrong, the writer's or this one's; until that date it counts as newer than what is recorded after it (set the clock right; lore dates new handoffs and revisions after it)",
+	return Problem{File: v.Source.File, Line: v.Source.Line, Kind: "future", Note: true,
+		Message: fmt.Sprintf("%s is dated %s, %d %s ahead of this machine's clock: a clock was wrong, the writer's or this one's; until that date it counts as newer than what is recorded after it, and lore dates new handoffs and revisions after it (keep clocks right; nothing to repair)",
 			record.ShortID(v.ID), v.Time.Format("2006-01-02 15:04 UTC"), n, unit)}
 }
 
