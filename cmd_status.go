@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"lore/index"
 	"lore/record"
@@ -55,6 +56,10 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, " (%s)", st.Note)
 	}
 	fmt.Fprintln(e.stdout)
+	if n := len(st.Conflicted); n > 0 {
+		fmt.Fprintf(e.stdout, "In conflict: %d shard%s (%s); counted as the working tree holds them: resolve, then git add\n",
+			n, plural(n), strings.Join(st.Conflicted, ", "))
+	}
 	e.printCounts("Since the last commit", st.Uncommitted)
 	if st.Upstream != "" {
 		e.printCounts("Not yet on "+st.Upstream, st.Unpushed)

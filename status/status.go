@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,10 @@ type Status struct {
 	Uncommitted Counts `json:"uncommitted"` // since the last commit
 	Unpushed    Counts `json:"unpushed"`    // not on the upstream branch yet, uncommitted included; nil (null) without one
 	Note        string `json:"note,omitempty"`
+	// Conflicted are the shards (from the top of the repository) a merge,
+	// rebase or cherry-pick left unresolved; their records are counted as
+	// the working tree holds them.
+	Conflicted []string `json:"conflicted,omitempty"`
 }
 
 // Detached reports a HEAD on no branch, which Branch names HEAD as git
@@ -95,6 +100,19 @@ func Of(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error
 	if err != nil {
 		return nil, err
 	}
+	// git diffs no unmerged path against its index, only against a
+	// commit: what the working tree holds there is compared with HEAD.
+	if st.Conflicted = unmergedPaths(index, notStaged); len(st.Conflicted) > 0 && head.Commit != "" {
+		specs := make([]string, len(st.Conflicted))
+		for i, p := range st.Conflicted {
+			specs[i] = ":(top,literal)" + p
+		}
+		conflicted, err := run(append([]string{"diff", "--no-color", "-U0", "HEAD", "--"}, specs...)...)()
+		if err != nil {
+			return nil, err
+		}
+		notStaged += conflicted
+	}
 	st.Uncommitted = diffCounts(untracked, index, notStaged)
 	if head.Commit == "" {
 		st.Note = "no commit yet"
@@ -112,6 +130,23 @@ func Of(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error
 	}
 	st.Unpushed = diffCounts(untracked, commits, index, notStaged)
 	return st, nil
+}
+
+// unmergedPath starts git diff's line for a path in conflict, which it
+// does not diff.
+const unmergedPath = "* Unmerged path "
+
+// unmergedPaths are the shards the diffs name as unmerged, once each.
+func unmergedPaths(diffs ...string) []string {
+	var out []string
+	for _, d := range diffs {
+		for line := range strings.Lines(d) {
+			if p, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), unmergedPath); ok && isShard(p) && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // untrackedRecords are the records in the untracked shards (relative to
