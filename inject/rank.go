@@ -426,23 +426,13 @@ func (ix *Index) gate(out []Scored, q *query, masks []uint64) {
 	}
 }
 
-// zeroFactor says which factor makes sc's score 0.
+// zeroFactor says which factor makes sc's score 0: the others (status,
+// recency, evidence of a candidate) never are.
 func zeroFactor(sc *Scored) string {
-	switch {
-	case sc.Kind <= 0:
-		kind := "its kind"
-		if sc.Rec != nil {
-			kind = string(sc.Rec.Kind)
-		}
-		return fmt.Sprintf("the weight of %s is 0 ([weights] in config.toml)", kind)
-	case sc.Status <= 0:
-		return "its status factor is 0"
-	case sc.Code <= 0:
+	if sc.Code <= 0 {
 		return "its anchored code is all gone, and gone_weight is 0 ([anchors] in config.toml)"
-	case sc.Recency <= 0:
-		return "its recency is 0"
 	}
-	return "it has no evidence"
+	return fmt.Sprintf("the weight of %s is 0 ([weights] in config.toml)", sc.Rec.Kind)
 }
 
 // ScoreRule says in one line how Scored's factors make its score, for
@@ -454,7 +444,7 @@ func ScoreRule() string {
 // GateRule says in one line what the gate asks of a candidate, for
 // explanations.
 func GateRule(minRel float64) string {
-	return fmt.Sprintf("relevance = evidence × share (× %g for a handoff when the prompt picks up earlier work) ≥ %.2f (min_relevance), and score ≥ %.0f%% of the best",
+	return fmt.Sprintf("relevance = evidence × share (× %g for a handoff when the prompt picks up earlier work) ≥ %.2f (min_relevance), and score above 0 and ≥ %.0f%% of the best",
 		resumeBoost, minRel, 100*relativeCut)
 }
 
