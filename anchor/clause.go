@@ -103,7 +103,7 @@ func (s State) describe(name, now string) string {
 }
 
 // unread says why an anchor's state is not known.
-const unread = "not checked: git could not read it"
+const unread = "not checked: git gave no answer for it"
 
 // amount is ", 41 lines" or ", 3 lines in 10-20 (41 in all)", why the
 // change was not counted when the clone lacks what it was anchored to

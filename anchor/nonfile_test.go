@@ -90,7 +90,7 @@ func TestUnknownIsNotFresh(t *testing.T) {
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
 	got := k.Check(done, as, func(int) string { return head })
-	if st := got[0]; st.Status != Unchecked || !st.Stale() || !st.Edited() || st.Describe() != "a.go:2-4 not checked: git could not read it" {
+	if st := got[0]; st.Status != Unchecked || !st.Stale() || !st.Edited() || st.Describe() != "a.go:2-4 not checked: git gave no answer for it" {
 		t.Errorf("a.go, git not answering: %s %q (stale %v, edited %v)", st.Status, st.Describe(), st.Stale(), st.Edited())
 	}
 	if c := Clause(got[:1]); !strings.Contains(c, "a.go not checked") {

@@ -109,7 +109,7 @@ func TestRankChecksCodeUnderTheContext(t *testing.T) {
 	}
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	if sc := rank(done); sc.Stale != "invoice.go not checked: git could not read it" {
+	if sc := rank(done); sc.Stale != "invoice.go not checked: git gave no answer for it" {
 		t.Errorf("past the deadline: the code is %q, want not checked", sc.Stale)
 	}
 }
