@@ -377,8 +377,12 @@ func (e *env) openStore() (*store.Store, error) {
 // indexOptions is how commands read the index.
 var indexOptions = index.SnapshotOptions{Tokenizer: inject.Tokenizer()}
 
-// reportRedactions says on stderr what was scrubbed before writing.
+// reportRedactions says on stderr what was scrubbed or replaced before
+// writing.
 func (e *env) reportRedactions() {
+	if e.store != nil && e.store.NotUTF8 {
+		e.warn("the text was not UTF-8: lore stored each byte that was not as U+FFFD, the replacement character")
+	}
 	if e.store == nil || len(e.store.Redacted) == 0 {
 		return
 	}

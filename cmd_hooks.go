@@ -11,6 +11,8 @@ import (
 
 	"lore/gitrepo"
 	"lore/hooks"
+	"lore/store"
+	"lore/trust"
 )
 
 // What each hooks verb does, written once: a verb's --help shows its own,
@@ -46,7 +48,9 @@ and the command it runs. An installed hook that will not run says why: its
 binary no longer exists (run install again after moving it), Codex has not
 trusted it, a setting turns the agent's hooks off (Claude Code's
 "disableAllHooks", Gemini CLI's "hooksConfig"; status names the file), or
-opencode's plugin is older than this lore.`
+opencode's plugin is older than this lore. A hook that runs but injects
+nothing in this repository, whose memory is not on your trust list, says
+that too (see lore trust --help).`
 )
 
 // hooksAbout is each verb's help text, in the order lore hooks --help
@@ -266,6 +270,11 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 	if asJSON {
 		return e.printJSON(rows)
 	}
+	// A hook without --host-trusted injects only a store the user trusted.
+	untrusted := false
+	if dir, err := e.storeDir(); err == nil && store.Check(dir) == nil {
+		untrusted = !trust.Trusted(e.getenv, dir)
+	}
 	// The agent column fits every agent, the event column each agent's own
 	// events (opencode's plugin hooks would widen every other row).
 	agentW, eventW := 0, map[string]int{}
@@ -276,13 +285,24 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 		}
 	}
 	for _, r := range rows {
+		// Some events wired and not others: an older lore's install, which
+		// had fewer events, or a hand edit.
+		partial := slices.ContainsFunc(r.Events, func(ev hooks.EventStatus) bool { return ev.Installed })
 		for _, ev := range r.Events {
 			state := "not installed"
 			switch {
 			case !ev.Installed && r.Problem != "":
 				state = "not installed, " + r.Problem
+			case !ev.Installed && partial:
+				state = "not installed, though lore's other hooks here are: run 'lore hooks install' to add it"
 			case ev.Installed && ev.Problem != "":
 				state = "installed, NOT RUNNING: " + ev.Problem
+			case ev.Installed && !ev.HostTrusted && untrusted:
+				state = "installed, INJECTS NOTHING HERE: this repository's memory is not on your trust list; run 'lore trust' once you have read it"
+				if r.Scope == "project" {
+					// An older lore wrote project hooks without the flag.
+					state += ", or 'lore hooks install' to have the hook pass --host-trusted"
+				}
 			case ev.Installed && ev.BinaryOK:
 				state = "installed: " + ev.Command
 			case ev.Installed:

@@ -90,7 +90,7 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 	if len(created) == 0 || !fresh {
 		fmt.Fprintf(e.stderr, "lore: store already set up at %s\n", lineSafe(dir))
 		if !trust.Trusted(e.getenv, dir) {
-			fmt.Fprintf(e.stderr, "lore: its memory came with the repository, so hooks do not inject it yet: read it (lore resume, lore list), then run 'lore trust'\n")
+			fmt.Fprintf(e.stderr, "lore: hooks do not inject its memory until you trust it on this machine: if it came with the repository, read it first (lore resume, lore list); then run 'lore trust'\n")
 		}
 		return nil
 	}

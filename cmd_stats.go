@@ -96,7 +96,8 @@ func cmdStats(ctx context.Context, e *env, args []string) error {
 	if n := len(r.Nothing); n > 0 {
 		fmt.Fprintf(e.stdout, "\nprompts that got nothing (%d; the newest):\n", n)
 		for _, p := range r.Nothing[max(0, n-top):] {
-			fmt.Fprintf(e.stdout, "  %s\n", strconv.Quote(record.OneLine(p)))
+			// Quoted as typed: strconv.Quote would escape an emoji's joiner.
+			fmt.Fprintf(e.stdout, "  \"%s\"\n", termSafe(record.OneLine(p)))
 		}
 	}
 	return nil

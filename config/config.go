@@ -168,6 +168,9 @@ func LoadConfig(dir string) (*Config, error) {
 	if cfg.Format > record.FormatVersion {
 		return nil, fmt.Errorf("%s:%d: %w", path, keyLine(data, "", "format"), &record.ErrNewerFormat{Version: cfg.Format})
 	}
+	if err := tablesAreTables(path, data, md); err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(path, data); err != nil {
 		return nil, err
 	}
@@ -286,9 +289,23 @@ func (c *Config) clamp(path string, data []byte, md toml.MetaData) {
 	}
 }
 
+// tablesAreTables refuses [[weights]] where [weights] is meant: decoded,
+// an array of tables fills nothing and every key in it reads as unknown.
+func tablesAreTables(path string, data []byte, md toml.MetaData) error {
+	for _, table := range []string{"inject", "loop", "anchors", "weights", "synonyms"} {
+		if md.Type(table) == "ArrayHash" {
+			return &ConfigError{path, keyLine(data, table, ""), fmt.Sprintf("key %q: is an array of tables ([[%s]]), where a table ([%s]) is expected", table, table, table)}
+		}
+	}
+	return nil
+}
+
 func (c *Config) validate(path string, data []byte) error {
 	bad := func(table, key, msg string) error {
 		return &ConfigError{path, keyLine(data, table, key), fmt.Sprintf("key %q: %s", dotted(table, key), msg)}
+	}
+	if c.Format < 1 {
+		return bad("", "format", fmt.Sprintf("%d is not a format lore has written (the first is 1; this lore writes %d)", c.Format, record.FormatVersion))
 	}
 	if c.Inject.Budget < 0 {
 		return bad("inject", "budget", "must not be negative")
@@ -302,16 +319,20 @@ func (c *Config) validate(path string, data []byte) error {
 	if c.Inject.HalfLifeDays <= 0 {
 		return bad("inject", "half_life_days", "must be positive")
 	}
-	// TOML has nan and inf; either would turn every score into NaN.
-	if math.IsNaN(c.Inject.MinRelevance) {
-		return bad("inject", "min_relevance", "must be a number")
+	// TOML has nan and inf: nan would turn every score into NaN, and an
+	// infinite min_relevance would inject nothing, ever, without a word.
+	if !finite(c.Inject.MinRelevance) {
+		return bad("inject", "min_relevance", "must be a finite number")
 	}
-	if math.IsNaN(c.Inject.HalfLifeDays) || math.IsInf(c.Inject.HalfLifeDays, 1) {
-		return bad("inject", "half_life_days", "must be a number")
+	if !finite(c.Inject.HalfLifeDays) {
+		return bad("inject", "half_life_days", "must be a finite number")
 	}
-	for key, v := range map[string]float64{"gone_weight": c.Anchors.GoneWeight, "named_boost": c.Anchors.NamedBoost} {
-		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return bad("anchors", key, "must be a number, not negative")
+	for _, key := range []string{"gone_weight", "named_boost"} {
+		v := map[string]float64{"gone_weight": c.Anchors.GoneWeight, "named_boost": c.Anchors.NamedBoost}[key]
+		if v < 0 {
+			return bad("anchors", key, "must not be negative")
+		} else if !finite(v) {
+			return bad("anchors", key, "must be a finite number")
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Weights)) {
@@ -326,6 +347,8 @@ func (c *Config) validate(path string, data []byte) error {
 	}
 	return nil
 }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // defaults is the one place the built-in settings are written in Go; the
 // DefaultConfig template must set every one of them to the same value, with

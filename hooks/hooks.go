@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -284,6 +285,9 @@ type EventStatus struct {
 	// lore can see: an outdated plugin, a hook the host has not trusted,
 	// a host setting that turns hooks off.
 	Problem string `json:"problem,omitempty"`
+	// HostTrusted: the command passes --host-trusted, so lore injects the
+	// repository's memory without its own trust list (see Command).
+	HostTrusted bool `json:"host_trusted"`
 }
 
 // Status reports lore's hook for each of the agent's events.
@@ -330,6 +334,8 @@ func Status(t Target) ([]EventStatus, error) {
 				st.Binary = binaryOf(cmd)
 				st.BinaryOK = binaryExists(st.Binary)
 				st.Problem = sw.problem(h)
+				argv, _ := argvOf(cmd)
+				st.HostTrusted = slices.Contains(argv, hostTrusted)
 				if st.Problem == "" && t.HostConfig != "" {
 					st.Problem = codexProblem(t, ev.Name, gi, hi, group.Matcher, h)
 				}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,6 +122,7 @@ func pluginStatus(t Target) ([]EventStatus, error) {
 		if m := pluginArgv().FindSubmatch(data); m != nil && json.Unmarshal(m[1], &argv) == nil && len(argv) > 0 {
 			st.Command, st.Binary = strings.Join(argv, " "), argv[0]
 			st.BinaryOK = binaryExists(st.Binary)
+			st.HostTrusted = slices.Contains(argv, hostTrusted)
 		}
 		if v != PluginVersion() {
 			st.Problem = fmt.Sprintf("plugin version %d, this lore has %d: run 'lore hooks install --agent %s' again", v, PluginVersion(), t.Agent.Name)

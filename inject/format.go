@@ -214,8 +214,9 @@ func CutWords(s string, max int) string {
 }
 
 // Sanitize makes record text safe to place in an agent's context: control
-// and invisible formatting characters (ANSI escapes, bidi overrides,
-// zero-width marks but a joiner inside a word) are dropped, and runs of
+// characters (ANSI escapes, NUL) become a space, so the words either side
+// stay apart; invisible formatting characters (bidi overrides, zero-width
+// marks but a joiner inside a word) are dropped; and runs of
 // three or more dashes are shortened so no record can forge the block's
 // opening or closing marker.
 // Newlines are kept (layout uses them) but a line cannot start a marker.
@@ -240,7 +241,12 @@ func Sanitize(s string) string {
 			// emoji sequence): one between two letters or symbols stays;
 			// one beside white space, punctuation or another joiner shapes
 			// nothing (and between dashes would hide a marker).
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029':
+		case r == '\r' && nextRune(s, i+1) == '\n':
+			continue
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			// A space, not nothing: "nul\x00byte" is two words.
+			r = ' '
+		case unicode.Is(unicode.Cf, r):
 			continue
 		}
 		prev = r

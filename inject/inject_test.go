@@ -142,6 +142,23 @@ func TestSanitizeKeepsAJoinerInsideAWordOnly(t *testing.T) {
 	}
 }
 
+// A control character is a space in the agent's context, not nothing:
+// deleting it glued the words either side into one ("nulbyte").
+func TestSanitizeKeepsWordsApartWhereItDropsAControl(t *testing.T) {
+	for in, want := range map[string]string{
+		"nul\x00byte":      "nul byte",
+		"red\x1b[31m text": "red [31m text",
+		"line\r\nnext":     "line\nnext", // a CRLF line end is a line end
+		"cr\ronly":         "cr only",
+		"para\u2029graph":  "para graph",
+		"soft\u00adhyphen": "softhyphen", // a format character, invisible: dropped
+	} {
+		if got := Sanitize(in); got != want {
+			t.Errorf("Sanitize(%+q) = %+q, want %+q", in, got, want)
+		}
+	}
+}
+
 func TestRenderStaysInBudgetAndCutsOnlyAtWords(t *testing.T) {
 	var entries []Entry
 	for i := range 12 {

@@ -30,7 +30,7 @@ type patternFile struct {
 // writes them in JSONL: TOML text must be UTF-8, and a table holding such
 // a byte would never be read back.
 func (r *Record) MarshalTable() ([]byte, error) {
-	if !r.validUTF8() {
+	if !r.ValidUTF8() {
 		c := *r
 		toValidUTF8(reflect.ValueOf(&c).Elem())
 		r = &c
@@ -66,9 +66,9 @@ func (r *Record) MarshalTable() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// validUTF8 reports whether every text r holds is UTF-8, as it nearly
+// ValidUTF8 reports whether every text r holds is UTF-8, as it nearly
 // always is: the copy toValidUTF8 needs is made only when it is not.
-func (r *Record) validUTF8() bool {
+func (r *Record) ValidUTF8() bool {
 	ok := true
 	eachString(reflect.ValueOf(r).Elem(), false, func(v reflect.Value) { ok = ok && utf8.ValidString(v.String()) })
 	return ok

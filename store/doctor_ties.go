@@ -91,9 +91,15 @@ func (s *Store) ties(files []string, results []shardCheck) []Problem {
 		if record.Newer(b, a) {
 			winner = b
 		}
-		probs = append(probs, Problem{File: b.Source.File, Line: b.Source.Line, Kind: "tie",
-			Message: fmt.Sprintf("%s has two different versions at %s (the other at %s); lore serves the one in %s: revise the record to settle it",
-				record.ShortID(a.ID), a.Time.Format(time.RFC3339Nano), a.Source, winner.Source)})
+		msg := fmt.Sprintf("%s has two different versions at %s (the other at %s); lore serves the one in %s: revise the record to settle it",
+			record.ShortID(a.ID), a.Time.Format(time.RFC3339Nano), a.Source, winner.Source)
+		if a.Source == b.Source {
+			// The two sides of a conflict inside one table: both are read
+			// from the table that starts here.
+			msg = fmt.Sprintf("%s has two different versions at %s, the two sides of the merge conflict in this table; lore serves one of them until the conflict is resolved",
+				record.ShortID(a.ID), a.Time.Format(time.RFC3339Nano))
+		}
+		probs = append(probs, Problem{File: b.Source.File, Line: b.Source.Line, Kind: "tie", Message: msg})
 	}
 	return probs
 }

@@ -36,6 +36,9 @@ type Store struct {
 	origin *record.Origin
 	// Redacted collects what Append scrubbed, for the command to report.
 	Redacted []secrets.Finding
+	// NotUTF8 is set when Append wrote a record whose text was not UTF-8:
+	// JSONL and TOML hold UTF-8, so each bad byte became U+FFFD.
+	NotUTF8 bool
 	// Finder, when set, finds a record's shards for Update (the index);
 	// without it Update reads every shard of the kind.
 	Finder Finder
@@ -259,6 +262,7 @@ func (s *Store) Append(r *record.Record) error {
 // never glued to the fragment.
 func (s *Store) appendLocked(r *record.Record) error {
 	s.Redacted = append(s.Redacted, secrets.ScrubRecord(r)...)
+	s.NotUTF8 = s.NotUTF8 || !r.ValidUTF8()
 	if strings.TrimSpace(r.Text) == "" && !r.Purged() {
 		return ErrAllPrivate
 	}
