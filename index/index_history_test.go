@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,41 @@ func TestNewTokenizerRebuilds(t *testing.T) {
 	}
 	if len(snap.Postings("Alpha")) != 1 || len(snap.Postings("alpha")) != 0 {
 		t.Fatal("terms from the old tokenizer served")
+	}
+}
+
+// An index that a binary with other shard readers built is rebuilt, though
+// no shard changed: what an unchanged shard reads as is what changed (a
+// TOML table in conflict, once dropped, is now read as both sides). The
+// shard is edited behind the index's back, its size, inode and time kept,
+// so that only a rebuild can see the edit.
+func TestIndexOfOtherReadersRebuilds(t *testing.T) {
+	defer func(v string) { readVersion = v }(readVersion)
+	s := newTestStore(t)
+	capture(t, s, record.Decision, "Alpha Beta")
+	age(t, s.Dir, time.Hour)
+	open(t, s, false)
+	shards, _ := filepath.Glob(filepath.Join(s.Dir, "journal", "*", "*.jsonl"))
+	if len(shards) != 1 {
+		t.Fatalf("shards %v, want one", shards)
+	}
+	shard := shards[0]
+	fi, err := os.Stat(shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(shard)
+	if err := os.WriteFile(shard, bytes.Replace(data, []byte("Alpha"), []byte("Gamma"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(shard, fi.ModTime(), fi.ModTime())
+	if len(open(t, s, false).Postings("alpha")) != 1 {
+		t.Fatal("the index did not trust the unchanged shard: this test shows nothing")
+	}
+	readVersion += "-next"
+	snap := open(t, s, false)
+	if len(snap.Postings("gamma")) != 1 || len(snap.Postings("alpha")) != 0 {
+		t.Fatal("an index of other readers was served")
 	}
 }
 
@@ -207,7 +243,7 @@ func TestBudgetCutLeavesTheRestPending(t *testing.T) {
 	if !first.Partial || first.parsed != workers {
 		t.Fatalf("first cut open: partial %v, parsed %d shards; want partial, %d (one per core)", first.Partial, first.parsed, workers)
 	}
-	m := readManifest(s, tokenizer().Version)
+	m := readManifest(s, tokenizer().stamp())
 	// age changed main-a.jsonl's mtime too: one more changed shard.
 	if len(m.pending) != len(pulled)+1-workers {
 		t.Fatalf("%d shards pending, want %d", len(m.pending), len(pulled)+1-workers)
@@ -245,7 +281,7 @@ func TestBudgetCutLeavesTheRestPending(t *testing.T) {
 		}
 	}
 	mustMatch(t, s, open(t, s, true), "once nothing is pending")
-	if m := readManifest(s, tokenizer().Version); len(m.pending) != 0 {
+	if m := readManifest(s, tokenizer().stamp()); len(m.pending) != 0 {
 		t.Fatalf("still pending: %v", m.pending)
 	}
 }

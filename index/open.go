@@ -147,8 +147,16 @@ type parseJob struct {
 	ino         uint64
 }
 
+// readVersion is stamped on the index beside the tokenizer's version (a
+// var for tests).
+var readVersion = record.ReadVersion
+
+// stamp names what the index's terms and records were made by: the
+// tokenizer and the shard readers. An index stamped otherwise is rebuilt.
+func (t Tokenizer) stamp() string { return t.Version + "/" + readVersion }
+
 func newScan(ctx context.Context, s *store.Store, tok Tokenizer) *scan {
-	m := readManifest(s, tok.Version)
+	m := readManifest(s, tok.stamp())
 	return &scan{ctx: ctx, store: s, tok: tok, start: time.Now().UnixNano(),
 		old: m, read: m, dirs: map[string]*dirEntry{}, seen: map[string]bool{},
 		gone: map[string]bool{}, dict: newTermDict()}
@@ -165,7 +173,7 @@ func (sc *scan) loadSegments() bool {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false
 		}
-		seg, perr := parseSegment(name, data, sc.tok.Version)
+		seg, perr := parseSegment(name, data, sc.tok.stamp())
 		if err != nil || perr != nil {
 			sc.old, sc.segs = nil, nil
 			return true

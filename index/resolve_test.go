@@ -70,20 +70,20 @@ func TestResolutionIsKeptInTheManifest(t *testing.T) {
 	}{
 		{"LOREIDX3 manifest", func(m *manifest) []byte {
 			m.resolved = ""
-			b := m.encode(tokenizer().Version)
+			b := m.encode(tokenizer().stamp())
 			copy(b, manifestMagicV3)
 			return b[:len(b)-1] // no resolution field: LOREIDX3 ended with the pending shards
 		}},
 		{"resolution of other segments", func(m *manifest) []byte {
 			m.resolved = string((&resolution{flip: make([]bitset, 1), dead: make([]bitset, 1)}).encode())
-			return m.encode(tokenizer().Version)
+			return m.encode(tokenizer().stamp())
 		}},
 	} {
-		m := readManifest(s, tokenizer().Version)
+		m := readManifest(s, tokenizer().stamp())
 		if err := os.WriteFile(manifestPath(s), damage.write(m), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if readManifest(s, tokenizer().Version) == nil {
+		if readManifest(s, tokenizer().stamp()) == nil {
 			t.Fatalf("%s: not readable", damage.what)
 		}
 		mustMatch(t, s, open(t, s, true), damage.what)

@@ -68,7 +68,7 @@ func SnapshotOf(recs []*record.Record, tok Tokenizer) *Snapshot {
 		encodeRecord(&enc, r)
 		f.versions = append(f.versions, newVersion(r, enc.b, t, b, dict))
 	}
-	seg, err := encodeSegment(tok.Version, 0, []*shardFile{f}, dict).open("memory", tok.Version)
+	seg, err := encodeSegment(tok.stamp(), 0, []*shardFile{f}, dict).open("memory", tok.stamp())
 	if err != nil {
 		panic(err) // encodeSegment's own output
 	}

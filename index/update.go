@@ -199,11 +199,11 @@ func (sc *scan) update() ([]*segment, *resolution) {
 	var written []string
 	if len(material) > 0 {
 		name := segmentName()
-		data := encodeSegment(sc.tok.Version, sc.start, material, sc.dict)
+		data := encodeSegment(sc.tok.stamp(), sc.start, material, sc.dict)
 		seg, err := sc.writeSegment(name, data)
 		if err == nil {
 			written = append(written, name)
-		} else if seg, err = data.open(name, sc.tok.Version); err != nil {
+		} else if seg, err = data.open(name, sc.tok.stamp()); err != nil {
 			return sc.segs, resolve(sc.segs) // cannot happen: the segment was just laid out
 		}
 		segs = append(segs, seg)
@@ -232,7 +232,7 @@ func (sc *scan) writeSegment(name string, data encodedSegment) (*segment, error)
 	mapped, err := mmapfile.Map(path)
 	var seg *segment
 	if err == nil {
-		seg, err = parseSegment(name, mapped, sc.tok.Version)
+		seg, err = parseSegment(name, mapped, sc.tok.stamp())
 	}
 	if err != nil {
 		_ = os.Remove(path) // the caller holds the segment in memory instead
@@ -263,10 +263,10 @@ func (sc *scan) publish(m *manifest, written []string) {
 		return
 	}
 	defer unlock()
-	if cur := readManifest(sc.store, sc.tok.Version); !cur.sameAs(sc.read) {
+	if cur := readManifest(sc.store, sc.tok.stamp()); !cur.sameAs(sc.read) {
 		return // another process published since this one read the manifest
 	}
-	if err := writeFile(manifestPath(sc.store), m.encode(sc.tok.Version)); err != nil {
+	if err := writeFile(manifestPath(sc.store), m.encode(sc.tok.stamp())); err != nil {
 		return
 	}
 	published = true

@@ -9,6 +9,13 @@ import (
 	"strings"
 )
 
+// ReadVersion names what reading a shard yields. Bump it whenever a change
+// to the readers makes an unchanged shard read as other records (r2: a
+// TOML table in merge conflict is read as both sides, where it was
+// dropped): the index trusts a shard that has not changed since it was
+// indexed, so one stamped with another ReadVersion is rebuilt.
+const ReadVersion = "r2"
+
 // Warning is a problem found while reading that does not stop the read:
 // the line is skipped and every other record is still served.
 type Warning struct {
