@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"lore/kinds"
 	"lore/record"
 )
 
@@ -154,6 +155,13 @@ func (s *Store) Purge(ids ...string) ([]Purged, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every shard's new content is worked out, and checked to hold none of
+	// the records, before any is written.
+	type rewrite struct {
+		path     string
+		old, new []byte
+	}
+	var rewrites []rewrite
 	for _, path := range paths {
 		if !files[s.Rel(path)] {
 			continue
@@ -162,7 +170,14 @@ func (s *Store) Purge(ids ...string) ([]Purged, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := s.rewriteShard(path, data, withoutRecords(path, data, drop), drop); err != nil {
+		w := rewrite{path, data, withoutRecords(path, data, drop)}
+		if err := s.stillHolds(path, w.new, drop); err != nil {
+			return nil, err
+		}
+		rewrites = append(rewrites, w)
+	}
+	for _, w := range rewrites {
+		if err := s.rewriteShard(w.path, w.old, w.new, drop); err != nil {
 			return nil, err
 		}
 	}
@@ -177,6 +192,21 @@ func (s *Store) Purge(ids ...string) ([]Purged, error) {
 		}
 	}
 	return out, nil
+}
+
+// stillHolds refuses a shard's purged content that still holds a version
+// of a record to purge: one inside a TOML table a merge left in conflict,
+// which does not parse as a table and so cannot be cut out (a purge that
+// said done would leave a secret in the file).
+func (s *Store) stillHolds(path string, content []byte, drop map[string]bool) error {
+	recs, _, _ := kinds.ParseShard(s.Rel(path), content)
+	for _, r := range recs {
+		if drop[r.ID] && !r.Purged() {
+			return fmt.Errorf("%s: %s is in a table git left in merge conflict, which lore cannot cut out: resolve the conflict (keep either side), then purge again; nothing was purged",
+				r.Source, record.ShortID(r.ID))
+		}
+	}
+	return nil
 }
 
 // withoutRecords returns a shard's content without the lines (JSONL) or
