@@ -4,10 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"lore/gitrepo"
@@ -161,103 +159,6 @@ func (k *Checker) Save() error {
 	}
 	k.dirty = false
 	return k.c.write(k.cacheFile, k.now())
-}
-
-// current is each distinct path's object ID in the working tree now (""
-// if there is no file), from the cache while a file's stat is what it
-// was, else from git. A path that is neither a regular file nor a
-// directory (a symbolic link, a device, a named pipe) is never hashed:
-// git would read through it (a link to /dev/zero reads until the
-// timeout), and its content is not the anchored file's anyway.
-func (k *Checker) current(ctx context.Context, paths []string) []fileEntry {
-	cur := make([]fileEntry, len(paths))
-	infos := k.stat(paths)
-	var hash, links []int
-	// A file modified this close to the cache's writing may have changed
-	// again within the same timestamp tick (git's "racy clean").
-	racy := k.c.written.Add(-2 * time.Second).UnixNano()
-	for i, p := range paths {
-		fi := infos[i]
-		switch {
-		case fi == nil:
-		case fi.IsDir():
-			// A submodule, checked out or not, or a file replaced by a
-			// directory: git's index tells.
-			links = append(links, i)
-		case !fi.Mode().IsRegular():
-			cur[i] = fileEntry{mtime: fi.ModTime().UnixNano(), other: notFile(fi.Mode())}
-		default:
-			e := fileEntry{mtime: fi.ModTime().UnixNano(), size: fi.Size(), ino: gitrepo.Inode(fi)}
-			if c, ok := k.c.file(p); ok && c.mtime == e.mtime && c.size == e.size && c.ino == e.ino && e.mtime < racy {
-				cur[i] = c
-				continue
-			}
-			cur[i] = e
-			hash = append(hash, i)
-		}
-	}
-	if len(hash) > 0 {
-		names := make([]string, len(hash))
-		for j, i := range hash {
-			names[j] = paths[i]
-		}
-		ids, err := k.hashFiles(ctx, names, false)
-		for j, i := range hash {
-			if err != nil {
-				cur[i].id = unknown // git could not hash it: claim nothing
-				continue
-			}
-			cur[i].id = ids[j]
-			k.c.set(fileKey(paths[i]), cur[i].value())
-			k.dirty = true
-		}
-	}
-	for _, i := range links {
-		id, err := k.gitlink(ctx, paths[i])
-		if err != nil {
-			id = unknown
-		}
-		cur[i] = fileEntry{id: id, link: true}
-	}
-	return cur
-}
-
-// notFile names what a path that is not a regular file is, for a clause.
-func notFile(m os.FileMode) string {
-	switch {
-	case m&os.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
-}
-
-// stat stats each path in the working tree (nil: not there), on every
-// core for a long list: lore stale stats every anchored file. A symbolic
-// link is not followed: it is the link that git tracks.
-func (k *Checker) stat(paths []string) []os.FileInfo {
-	out := make([]os.FileInfo, len(paths))
-	workers := 1
-	if len(paths) >= 512 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(paths); i += workers {
-				if fi, err := os.Lstat(filepath.Join(k.Root, filepath.FromSlash(paths[i]))); err == nil {
-					out[i] = fi
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return out
 }
 
 // changedAt is when the code at path, which current found as f, changed,

@@ -13,5 +13,5 @@
 // States are derived, never stored in records: they are cached under the
 // store's .local directory, each entry keyed by what it depends on (a
 // file's stat, a pair of object IDs, HEAD and the git index), so a warm
-// check costs a stat per file.
+// check costs a stat per file, and one per directory they are in.
 package anchor
