@@ -146,13 +146,14 @@ var errSplice = errors.New("lore cannot edit this file and keep its comments; lo
 // endings, and every comment stays where it was. An edit that would drop
 // a comment is refused, naming the comment's line.
 func splice(data []byte, root *object) ([]byte, error) {
-	out, err := spliceEdits(data, root)
+	out, emptied, err := spliceEdits(data, root)
 	if err != nil {
 		return nil, err
 	}
-	// What it wrote must read back as root, comments and all.
+	// What it wrote must read back as root, comments and all (and the
+	// containers it kept emptied for their comments).
 	back, err := parseFile(out, true)
-	if err != nil || !sameText(mustJSON(back), mustJSON(root)) || len(commentSpans(out)) != len(commentSpans(data)) {
+	if err != nil || !sameKeeping(mustJSON(back), mustJSON(root), emptied) || len(commentSpans(out)) != len(commentSpans(data)) {
 		return nil, errSplice
 	}
 	return out, nil
@@ -163,7 +164,8 @@ func commentSpans(data []byte) []span {
 	return spans
 }
 
-func spliceEdits(data []byte, root *object) ([]byte, error) {
+// spliceEdits is splice's edit, and how many members it kept emptied.
+func spliceEdits(data []byte, root *object) ([]byte, int, error) {
 	blank, comments := blankComments(data)
 	s := &splicer{data: data, blank: blank, comments: comments, nl: "\n", unit: "  "}
 	if usesCRLF(data) {
@@ -178,17 +180,17 @@ func spliceEdits(data []byte, root *object) ([]byte, error) {
 		if n := len(comments); n > 0 && s.unended(comments[n-1]) {
 			c := comments[n-1]
 			line := 1 + bytes.Count(data[:c.start], []byte("\n"))
-			return nil, fmt.Errorf("line %d: this comment has no end (*/), and lore's settings would go after it; lore has not changed it (end the comment, or edit the file by hand)", line)
+			return nil, 0, fmt.Errorf("line %d: this comment has no end (*/), and lore's settings would go after it; lore has not changed it (end the comment, or edit the file by hand)", line)
 		}
 		out, err := render(root)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		data = slices.Clip(data)
 		if len(data) > 0 && data[len(data)-1] != '\n' {
 			data = append(data, s.nl...)
 		}
-		return append(data, s.lines(string(out))...), nil
+		return append(data, s.lines(string(out))...), 0, nil
 	}
 	top, _ := scanValue(blank, start)
 	for _, m := range top.members {
@@ -200,7 +202,7 @@ func spliceEdits(data []byte, root *object) ([]byte, error) {
 		}
 	}
 	if err := s.value(top, mustJSON(root), ""); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	// Insertions before what starts where they go.
 	slices.SortStableFunc(s.edits, func(a, b edit) int {
@@ -213,13 +215,13 @@ func spliceEdits(data []byte, root *object) ([]byte, error) {
 	at := 0
 	for _, e := range s.edits {
 		if e.start < at {
-			return nil, errSplice
+			return nil, 0, errSplice
 		}
 		out = append(out, data[at:e.start]...)
 		out = append(out, e.text...)
 		at = e.end
 	}
-	return append(out, data[at:]...), nil
+	return append(out, data[at:]...), s.emptied, nil
 }
 
 type splicer struct {
@@ -228,6 +230,7 @@ type splicer struct {
 	nl          string // the file's line ending
 	unit        string // its indentation step
 	edits       []edit
+	emptied     int // members kept emptied for their comments (keepEmptied)
 }
 
 // edit replaces data[start:end] with text.
@@ -255,8 +258,8 @@ func (s *splicer) value(old *node, want json.RawMessage, path string) error {
 }
 
 // object makes the object old at path hold want's members: it changes the
-// members both have, drops those want lacks and adds want's new ones at
-// the end, where lore's object.set puts them.
+// members both have, drops those want lacks (but keepEmptied) and adds
+// want's new ones at the end, where lore's object.set puts them.
 func (s *splicer) object(old *node, want json.RawMessage, path string) error {
 	o := newObject()
 	if err := json.Unmarshal(want, o); err != nil {
@@ -268,6 +271,7 @@ func (s *splicer) object(old *node, want json.RawMessage, path string) error {
 		had[m.key] = true
 		v, ok := o.get(m.key)
 		if !ok {
+			kept[i] = s.keepEmptied(m.val, path+"."+m.key)
 			continue
 		}
 		kept[i] = true
@@ -319,7 +323,8 @@ func (s *splicer) array(old *node, want json.RawMessage, path string) error {
 }
 
 // members removes the members of container old that are not kept, adds
-// the added ones after the last kept member, and puts the commas right.
+// the added ones after the last kept member (or its comments, if it has
+// none: amongComments), and puts the commas right.
 func (s *splicer) members(old *node, kept []bool, added []string, pathOf func(int) string) error {
 	last := -1 // the last member kept
 	for i := range old.members {
@@ -361,6 +366,8 @@ func (s *splicer) members(old *node, kept []bool, added []string, pathOf func(in
 		} else {
 			s.edits = append(s.edits, edit{at, at, " " + strings.Join(added, ", ")})
 		}
+	case s.hasComment(open, closing):
+		s.edits = append(s.edits, s.amongComments(old, added, indent))
 	default:
 		text := s.nl + indent + strings.Join(added, ","+s.nl+indent)
 		if !bytes.Contains(s.data[old.start:old.end], []byte("\n")) {
@@ -459,6 +466,9 @@ func (s *splicer) childIndent(old *node) string {
 			return s.indentOf(m.start)
 		}
 	}
+	if ind := s.commentIndent(old); ind != "" {
+		return ind
+	}
 	return s.indentOf(old.start) + s.unit
 }
 
@@ -483,12 +493,6 @@ func (s *splicer) lineEnd(i int, overComments bool) int {
 		}
 	}
 	return -1
-}
-
-// sameText reports whether a and b are the same JSON, written alike.
-func sameText(a, b []byte) bool {
-	var x, y bytes.Buffer
-	return json.Compact(&x, a) == nil && json.Compact(&y, b) == nil && bytes.Equal(x.Bytes(), y.Bytes())
 }
 
 // duplicateKeys reports whether object old names a key twice.

@@ -242,6 +242,98 @@ func TestSplice(t *testing.T) {
 	}
 }
 
+// A container that holds only comments, as people leave one for later
+// ("servers": { // add servers here }), takes lore's entry after them, and
+// uninstall, which drops a container it has emptied, keeps this one with
+// its comments: install then uninstall gives the file back byte for byte,
+// in a Windows editor's style too.
+func TestCommentOnlyContainerRoundTrips(t *testing.T) {
+	vscode, _ := FindMCPHost("vscode")
+	gemini, _ := FindMCPHost("gemini")
+	hooks := func(tg MCPTarget) (install, uninstall func() (bool, error)) {
+		a, _ := FindAgent("gemini")
+		ht := Target{Agent: a, Scope: "project", Path: tg.Path}
+		return func() (bool, error) { return Install(ht, "lore inject --stdin") }, func() (bool, error) { return Uninstall(ht) }
+	}
+	mcp := func(tg MCPTarget) (install, uninstall func() (bool, error)) {
+		return func() (bool, error) { return InstallMCP(tg, "/opt/lore") }, func() (bool, error) { return UninstallMCP(tg) }
+	}
+	for _, c := range []struct {
+		name  string
+		host  MCPHost
+		edits func(MCPTarget) (install, uninstall func() (bool, error))
+		in    string
+	}{
+		{"vscode: a comment alone", vscode, mcp, "{\n  \"servers\": {\n    // add servers here\n  }\n}\n"},
+		{"vscode: comments before and after", vscode, mcp, "{\n  \"servers\": { // mine\n    /* add servers here */\n  } // the end\n}\n"},
+		{"vscode: tabs", vscode, mcp, "{\n\t\"servers\": {\n\t\t// add servers here\n\t}\n}\n"},
+		{"vscode: on one line", vscode, mcp, "{\"servers\": { /* add servers here */ }}"},
+		{"vscode: no space", vscode, mcp, "{\"servers\": {/* add servers here */}}"},
+		{"vscode: another member", vscode, mcp, "{\n  \"inputs\": [],\n  \"servers\": {\n    // add servers here\n  }\n}\n"},
+		{"gemini mcp: a comment alone", gemini, mcp, "{\n  \"mcpServers\": {\n    // add servers here\n  }\n}\n"},
+		{"gemini mcp: the closing bracket after a comment", gemini, mcp, "{\n  \"mcpServers\": { // mine\n    /* add servers here */ }\n}\n"},
+		{"gemini hooks: an event's comment", gemini, hooks, "{\n  \"hooks\": {\n    \"BeforeAgent\": [\n      // mine\n    ]\n  }\n}\n"},
+		{"gemini hooks: the hooks' comment", gemini, hooks, "{\n  \"theme\": \"GitHub\",\n  \"hooks\": {\n    // lore's and mine\n  }\n}\n"},
+		{"gemini hooks: an event's comment, another event's hook", gemini, hooks,
+			"{\n  \"hooks\": {\n    \"Notification\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./n.sh\"}]}],\n    \"AfterAgent\": [\n      /* mine */\n    ]\n  }\n}\n"},
+	} {
+		for _, in := range []string{c.in, windowsStyle(c.in)} {
+			path := filepath.Join(t.TempDir(), "settings.json")
+			writeSettingsFile(t, path, in)
+			install, uninstall := c.edits(MCPTarget{Host: c.host, Scope: "project", Path: path})
+			if changed, err := install(); err != nil || !changed {
+				t.Errorf("%s: install: %v %v", c.name, changed, err)
+				continue
+			}
+			installed, _ := os.ReadFile(path)
+			if got, want := commentsOf(installed), commentsOf([]byte(in)); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: install: comments %q, want %q", c.name, got, want)
+			}
+			if changed, err := uninstall(); err != nil || !changed {
+				t.Errorf("%s: uninstall: %v %v\n%s", c.name, changed, err, installed)
+				continue
+			}
+			if got, _ := os.ReadFile(path); string(got) != in {
+				t.Errorf("%s: after uninstall\n%q\nwant\n%q\ninstalled\n%s", c.name, got, in, installed)
+			}
+			if changed, err := uninstall(); err != nil || changed {
+				t.Errorf("%s: a second uninstall: %v %v", c.name, changed, err)
+			}
+		}
+	}
+}
+
+// Lore's entry, the only one, between the user's comments: uninstall
+// takes its lines and keeps the container with the comments; a comment
+// inside lore's own entry is still refused, naming its line.
+func TestUninstallKeepsCommentsAroundTheOnlyEntry(t *testing.T) {
+	host, _ := FindMCPHost("vscode")
+	for _, c := range []struct{ in, want, err string }{
+		{"{\n  \"servers\": {\n    // before\n    \"lore\": {\"command\": \"/opt/lore\", \"args\": [\"mcp\"]}\n    // after\n  }\n}\n",
+			"{\n  \"servers\": {\n    // before\n    // after\n  }\n}\n", ""},
+		{"{\n  \"servers\": {\n    \"lore\": {\"command\": \"/opt/lore\", \"args\": [\"mcp\"]} // lore's\n  }\n}\n",
+			"{\n  \"servers\": {\n    // lore's\n  }\n}\n", ""},
+		{"{\n  \"servers\": {\n    /* first */ \"lore\": {\"command\": \"/opt/lore\", \"args\": [\"mcp\"]}, /* second */\n    \"x\": {\"command\": \"x\"}\n  }\n}\n",
+			"{\n  \"servers\": {\n    /* first */ /* second */\n    \"x\": {\"command\": \"x\"}\n  }\n}\n", ""},
+		{"{\n  \"servers\": {\n    \"lore\": {\n      \"command\": \"/opt/lore\", // mine\n      \"args\": [\"mcp\"]\n    }\n  }\n}\n",
+			"", `line 4: this comment is inside "servers", which lore would rewrite without it`},
+	} {
+		path := filepath.Join(t.TempDir(), "mcp.json")
+		writeSettingsFile(t, path, c.in)
+		changed, err := UninstallMCP(MCPTarget{Host: host, Scope: "project", Path: path})
+		got, _ := os.ReadFile(path)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || string(got) != c.in {
+				t.Errorf("%q: %v, want %s, and the file as it was:\n%s", c.in, err, c.err, got)
+			}
+			continue
+		}
+		if err != nil || !changed || string(got) != c.want {
+			t.Errorf("%q: %v %v\n%q\nwant\n%q", c.in, changed, err, got, c.want)
+		}
+	}
+}
+
 // FuzzGeminiComments: whatever commented settings Gemini CLI's lore edits
 // meet, an edit either is refused and leaves the file as it was, or keeps
 // every comment, in order, and leaves the same settings as the same edit
@@ -252,6 +344,7 @@ func FuzzGeminiComments(f *testing.F) {
 	f.Add([]byte("// c\n{}"))
 	f.Add([]byte(`{/* a */"hooks": {"AfterAgent": [{"hooks": [{"command": "lore inject --stdin"} /* b */]}]}}`))
 	f.Add([]byte("{\"hooks\": {\"SessionStart\": [ // x\n {\"hooks\": [{\"command\": \"lore inject --stdin\"}, {\"command\": \"y\"}]}]}, \"mcpServers\": {\"lore\": {\"command\": \"lore\", \"args\": [\"mcp\"]} // l\n}}"))
+	f.Add([]byte("{\"hooks\": {\"BeforeAgent\": [\n // mine\n]}, \"mcpServers\": { /* add servers here */ }}"))
 	a, _ := FindAgent("gemini")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		blank, spans := blankComments(data)
@@ -301,13 +394,59 @@ func FuzzGeminiComments(f *testing.F) {
 			want, _ := os.ReadFile(plain.Path)
 			wantRoot, _ := parseFile(want, false)
 			// The same values (invalid UTF-8 read alike: the splice keeps
-			// the user's bytes, a rewrite does not) and key order.
+			// the user's bytes, a rewrite does not) and key order, but for
+			// the emptied containers a splice keeps for their comments.
 			var g, w any
 			json.Unmarshal(mustJSON(gotRoot), &g)
 			json.Unmarshal(mustJSON(wantRoot), &w)
-			if !reflect.DeepEqual(g, w) || len(gotRoot.keys) != len(wantRoot.keys) {
+			g = withoutHollow(g, w)
+			if !reflect.DeepEqual(g, w) || len(g.(map[string]any)) != len(wantRoot.keys) {
 				t.Fatalf("%s: settings\n%s\nwant\n%s\nfrom\n%q", step.name, mustJSON(gotRoot), mustJSON(wantRoot), got)
 			}
 		}
 	})
+}
+
+// withoutHollow is got without the members want lacks that hold nothing
+// but empty objects and arrays: those a splice keeps for their comments.
+func withoutHollow(got, want any) any {
+	switch g := got.(type) {
+	case map[string]any:
+		w, _ := want.(map[string]any)
+		out := map[string]any{}
+		for k, v := range g {
+			if wv, ok := w[k]; ok {
+				out[k] = withoutHollow(v, wv)
+			} else if !isHollow(v) {
+				out[k] = v
+			}
+		}
+		return out
+	case []any:
+		w, _ := want.([]any)
+		if len(w) != len(g) {
+			return got
+		}
+		out := make([]any, len(g))
+		for i := range g {
+			out[i] = withoutHollow(g[i], w[i])
+		}
+		return out
+	}
+	return got
+}
+
+func isHollow(v any) bool {
+	switch v := v.(type) {
+	case []any:
+		return len(v) == 0
+	case map[string]any:
+		for _, x := range v {
+			if !isHollow(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
