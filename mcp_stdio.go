@@ -72,10 +72,18 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 				j.reject(rawID(msg.ID), -32600, "invalid request: "+refused.Error())
 				break
 			}
-			if req, ok := decoded.(*jsonrpc.Request); ok && req.IsCall() && j.calls != nil {
-				j.calls.sent(req)
+			switch req, _ := decoded.(*jsonrpc.Request); {
+			case req != nil && !req.IsCall() && len(msg.ID) > 0 && hasID(trimmed):
+				// The SDK reads an id of null as none, and would take the
+				// call for a notification, never to be answered.
+				j.reject("null", -32600, "invalid request: id must be a string or a number, not null (MCP)")
+			case req != nil && req.IsCall() && j.calls != nil && !j.calls.sent(req):
+				// The SDK drops a call whose id is in use, unanswered.
+				id, _ := json.Marshal(req.ID.Raw())
+				j.reject(string(id), -32600, fmt.Sprintf("invalid request: id %s is in use by a request not yet answered (MCP: an id is not reused in a session)", id))
+			default:
+				j.buf = append(trimmed, '\n')
 			}
-			j.buf = append(trimmed, '\n')
 		}
 		if err != nil && len(j.buf) == 0 {
 			if err == io.EOF && j.calls != nil {
@@ -148,6 +156,30 @@ func headID(head []byte) string {
 	return "null"
 }
 
+// hasID reports whether line, a JSON object, has a member named "id"
+// (exactly so: the SDK reads no other spelling). Of a call the SDK reads
+// no id from, it tells an id of null from none.
+func hasID(line []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if key == "id" {
+			return true
+		}
+		var value json.RawMessage
+		if dec.Decode(&value) != nil {
+			return false
+		}
+	}
+	return false
+}
+
 // byteSize is n bytes in the largest unit that divides it: 4 MiB.
 func byteSize(n int) string {
 	switch {
@@ -167,9 +199,16 @@ func rawID(id json.RawMessage) string {
 	return string(id)
 }
 
+// reject answers a line not passed on. The answer settles no call, even
+// one whose id it has (a call whose id was in use).
 func (j *jsonLines) reject(id string, code int, msg string) {
 	m, _ := json.Marshal(msg)
-	fmt.Fprintf(j.out, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, m)
+	line := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, m)
+	if l, ok := j.out.(*lockedWriter); ok {
+		l.writeOwn(line)
+		return
+	}
+	j.out.Write(line)
 }
 
 // answerGrace bounds the wait at the end of input for calls still being
@@ -182,31 +221,43 @@ const answerGrace = 10 * time.Second
 // drops the calls it is still handling, so a client that writes its
 // requests and closes stdin (a script, a pipe) got no answer to the last
 // ones; the reader holds the end of input back until they are answered.
-// It also knows whether the session is initialized, for the code of the
-// SDK's errors that have none (see answer).
+// It also holds the ids in use, which a call must not take (the SDK would
+// drop it unanswered), and knows whether the session is initialized, for
+// the code of the SDK's errors that have none (see answer).
+//
+// An id is in use from its call's line until its answer is written: an
+// id used again after that is taken as a new call. MCP forbids it, but
+// refusing it would mean holding every id a session ever used.
 type inflight struct {
 	mu          sync.Mutex
-	pending     map[string]int
-	inits       map[string]int // the initialize calls among pending
-	initialized bool           // an initialize call was answered with a result
+	pending     map[string]bool // the ids in use
+	inits       map[string]bool // the initialize calls among pending
+	writing     int             // answers settled and still being written
+	initialized bool            // an initialize call was answered with a result
 	answered    chan struct{}
 }
 
 func newInflight() *inflight {
-	return &inflight{pending: map[string]int{}, inits: map[string]int{}, answered: make(chan struct{}, 1)}
+	return &inflight{pending: map[string]bool{}, inits: map[string]bool{}, answered: make(chan struct{}, 1)}
 }
 
 // idKey tells a string id from a number one ("1" from 1), as JSON-RPC does.
 func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
 
-func (c *inflight) sent(req *jsonrpc.Request) {
+// sent notes a call passed on, or reports false, noting nothing, if its id
+// is in use.
+func (c *inflight) sent(req *jsonrpc.Request) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := idKey(req.ID)
-	c.pending[key]++
-	if req.Method == "initialize" {
-		c.inits[key]++
+	if c.pending[key] {
+		return false
 	}
+	c.pending[key] = true
+	if req.Method == "initialize" {
+		c.inits[key] = true
+	}
+	return true
 }
 
 // answer reads a message the server is about to write: the answer to a
@@ -227,7 +278,7 @@ func (c *inflight) answer(line []byte) (resp *jsonrpc.Response, fixed []byte) {
 		return resp, line
 	}
 	c.mu.Lock()
-	refused := !c.initialized || c.inits[idKey(resp.ID)] > 0
+	refused := !c.initialized || c.inits[idKey(resp.ID)]
 	c.mu.Unlock()
 	werr.Code = jsonrpc.CodeInternalError
 	if refused {
@@ -240,25 +291,33 @@ func (c *inflight) answer(line []byte) (resp *jsonrpc.Response, fixed []byte) {
 	return resp, append(b, '\n')
 }
 
-// settle notes an answer written: it settles its call.
-func (c *inflight) settle(resp *jsonrpc.Response) {
+// settle notes an answer about to be written, and reports whether it
+// settles a call, for which written must follow the write. Its id is free
+// before the write, as in the SDK: the client may use it again as soon as
+// it has read the answer.
+func (c *inflight) settle(resp *jsonrpc.Response) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := idKey(resp.ID)
-	if c.pending[key] == 0 {
-		return // an error jsonLines wrote for a line it did not pass on
+	if !c.pending[key] {
+		return false // an answer to no call passed on
 	}
-	if c.inits[key] > 0 {
-		if c.inits[key]--; c.inits[key] == 0 {
-			delete(c.inits, key)
-		}
+	delete(c.pending, key)
+	if c.inits[key] {
+		delete(c.inits, key)
 		if resp.Error == nil {
 			c.initialized = true
 		}
 	}
-	if c.pending[key]--; c.pending[key] == 0 {
-		delete(c.pending, key)
-	}
+	c.writing++
+	return true
+}
+
+// written notes the end of the write of an answer that settled a call.
+func (c *inflight) written() {
+	c.mu.Lock()
+	c.writing--
+	c.mu.Unlock()
 	select {
 	case c.answered <- struct{}{}:
 	default:
@@ -271,7 +330,7 @@ func (c *inflight) wait(grace time.Duration) {
 	defer deadline.Stop()
 	for {
 		c.mu.Lock()
-		open := len(c.pending)
+		open := len(c.pending) + c.writing
 		c.mu.Unlock()
 		if open == 0 {
 			return
@@ -300,13 +359,21 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 		return l.w.Write(p)
 	}
 	resp, out := l.calls.answer(p)
+	if resp != nil && l.calls.settle(resp) {
+		defer l.calls.written()
+	}
 	if _, err := l.w.Write(out); err != nil {
 		return 0, err
 	}
-	if resp != nil {
-		l.calls.settle(resp)
-	}
 	return len(p), nil
+}
+
+// writeOwn writes jsonLines' answer to a line it did not pass on, which
+// settles no call.
+func (l *lockedWriter) writeOwn(p []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.w.Write(p)
 }
 
 func (l *lockedWriter) Close() error { return nil }
