@@ -49,6 +49,7 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	cwd            string
+	argv0          string       // what lore was run as (os.Args[0]), for install
 	dir            string       // --dir, if given
 	store          *store.Store // the store the command opened, if any
 	// collect, when set, receives what a command would print with --json
@@ -185,7 +186,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cwd = "."
 	}
 	out := &outputWriter{w: stdout}
-	e := &env{stdin: stdin, stdout: out, stderr: stderr, getenv: os.Getenv, cwd: cwd}
+	e := &env{stdin: stdin, stdout: out, stderr: stderr, getenv: os.Getenv, cwd: cwd, argv0: os.Args[0]}
 	code := e.main(args)
 	if code == exitOK && out.err != nil && !e.hook {
 		return e.fail(out.err)

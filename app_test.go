@@ -163,3 +163,59 @@ func TestVersionOf(t *testing.T) {
 		}
 	}
 }
+
+// invokedAs is the path the user ran lore by: a path as given (made
+// absolute against the command's directory), or a name found in the
+// command's PATH; relative PATH entries are not places to hand an agent.
+func TestInvokedAs(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o755)
+	os.WriteFile(filepath.Join(bin, "lore"), []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "lore"), []byte("not executable"), 0o644)
+	pathEnv := func(path string) func(string) string {
+		return func(k string) string {
+			if k == "PATH" {
+				return path
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct{ argv0, path, want string }{
+		{"/opt/homebrew/bin/lore", "", "/opt/homebrew/bin/lore"},
+		{"./bin/lore", "", filepath.Join(dir, "bin", "lore")},
+		{"lore", ".:" + dir + ":" + bin, filepath.Join(bin, "lore")}, // not ./lore, and not dir's, which does not run
+		{"lore", "", ""},
+		{"", bin, ""},
+	} {
+		e := &env{cwd: dir, argv0: c.argv0, getenv: pathEnv(c.path)}
+		if got := e.invokedAs(); got != c.want {
+			t.Errorf("argv0 %q, PATH %q: %q, want %q", c.argv0, c.path, got, c.want)
+		}
+	}
+}
+
+// The block README.md shows under "Use with your agent" is what lore
+// injects for the prompt it names, from the bundled .lore-example/.
+func TestREADMEInjectExample(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)## Use with your agent.*?gives the prompt \"(.*?)\":\n\n```\n(.*?)```").FindSubmatch(data)
+	if m == nil {
+		t.Fatal("README.md: no example block with its prompt under \"Use with your agent\"")
+	}
+	prompt := strings.Join(strings.Fields(string(m[1])), " ")
+	var out, errOut bytes.Buffer
+	home := t.TempDir()
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, cwd: ".", getenv: func(k string) string {
+		return map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}[k]
+	}}
+	if code := e.main([]string{"--dir", ".lore-example", "inject", prompt}); code != 0 {
+		t.Fatalf("lore inject: exit %d: %s", code, errOut.String())
+	}
+	if got := out.String(); got != string(m[2]) {
+		t.Errorf("README.md's example block:\n%s\nlore injects:\n%s", m[2], got)
+	}
+}

@@ -30,11 +30,13 @@ changes. Every other setting and hook in the file is kept; installing twice
 changes nothing; a malformed file, or a lore.js that is not lore's, is
 refused untouched.
 
-The hook runs lore by the absolute path of the binary you ran install with,
-so it works when the agent starts hooks with a minimal PATH; at project
-scope it adds --host-trusted (a repository's own hooks need no trust of
-lore's: see lore trust --help). Teams that commit settings.json and have
-lore on everyone's PATH can pass --command 'lore inject --stdin' instead.`
+The hook runs lore by the absolute path you ran install with (a link on
+PATH stays a link, so it outlives an upgrade), so it works when the agent
+starts hooks with a minimal PATH; at project scope it adds --host-trusted
+(a repository's own hooks need no trust of lore's: see lore trust --help).
+Teams that commit settings.json and have lore on everyone's PATH can pass
+--command 'lore inject --stdin --host-trusted' instead (without the flag,
+each teammate's hook injects only once they run lore trust).`
 
 	hooksUninstallAbout = `uninstall removes lore's hooks, and the groups and events they leave
 empty, from the settings of every agent at both scopes, or of the agent
@@ -144,7 +146,7 @@ func (e *env) hookTargets(fs *pflag.FlagSet, o hooksOptions, one bool) ([]hooks.
 	}
 	root, _ := gitrepo.RepoRoot(e.cwd, e.getenv)
 	dirs := e.userDirs()
-	self, _ := selfPath()
+	self, _ := e.selfPath()
 	var out []hooks.Target
 	for _, a := range agents {
 		for _, s := range scopes {
@@ -186,6 +188,7 @@ func (e *env) home() string {
 }
 
 func (e *env) installHooks(targets []hooks.Target, given string) error {
+	e.warnStoreNotPassed("the hooks", "pass --command with --dir in it")
 	for _, t := range targets {
 		command := given
 		if command != "" && !t.Runs(command) {
@@ -195,6 +198,9 @@ func (e *env) installHooks(targets []hooks.Target, given string) error {
 		if command == "" {
 			bin, err := e.selfBinary()
 			if err != nil {
+				return err
+			}
+			if err := expandedPath(t.Agent.Title, t.Agent.Expands, bin); err != nil {
 				return err
 			}
 			command = hooks.Command(bin, t.Scope)
@@ -242,6 +248,20 @@ func (e *env) hookNotes(t hooks.Target) []string {
 		}
 	}
 	return notes
+}
+
+// warnStoreNotPassed says that a store named by --dir or LORE_DIR is not
+// the one what install writes will read: hooks and servers find the store
+// from the session's directory, as lore does with neither.
+func (e *env) warnStoreNotPassed(what, remedy string) {
+	name := "--dir"
+	if e.dir == "" {
+		if e.getenv("LORE_DIR") == "" {
+			return
+		}
+		name = "LORE_DIR"
+	}
+	e.warn("%s is not written into %s: lore finds the store from the agent's session directory there (to use another store, %s)", name, what, remedy)
 }
 
 // userDirs are where hosts keep user-scope settings, from the command's
@@ -300,8 +320,9 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 			case ev.Installed && !ev.HostTrusted && untrusted:
 				state = "installed, INJECTS NOTHING HERE: this repository's memory is not on your trust list; run 'lore trust' once you have read it"
 				if r.Scope == "project" {
-					// An older lore wrote project hooks without the flag.
-					state += ", or 'lore hooks install' to have the hook pass --host-trusted"
+					// An older lore wrote project hooks without the flag;
+					// a team's --command may lack it too.
+					state += ", or 'lore hooks install' to have the hook pass --host-trusted (with --command, add it yourself)"
 				}
 			case ev.Installed && ev.BinaryOK:
 				state = "installed: " + ev.Command

@@ -157,7 +157,7 @@ func newMCPServer(e *env, readOnly, hostTrusted bool) *mcp.Server {
 	// answer runs a read tool's command where the user trusts the memory.
 	answer := func(args ...string) (*mcp.CallToolResult, any, error) {
 		if !hostTrusted {
-			if err := e.checkTrusted(); err != nil {
+			if err := e.checkTrusted(!readOnly); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -381,14 +381,18 @@ func (e *env) tool(args ...string) (*mcp.CallToolResult, any, error) {
 // checkTrusted refuses to read the memory of a repository the user has
 // not trusted, as the hooks do: an agent's MCP server configured for every
 // repository must not let a cloned one speak to it. Where there is no
-// store, the command says so.
-func (e *env) checkTrusted() error {
+// store, the command says so. canCapture: the server has capture tools,
+// which work untrusted (a read-only one has none to mention).
+func (e *env) checkTrusted(canCapture bool) error {
 	dir, err := e.storeDir()
 	if err != nil || trust.Trusted(e.getenv, dir) {
 		return nil
 	}
-	return errors.New(errorPrefix + "this repository's memory is not trusted on this machine, so none of it is shown\n" +
-		hintPrefix + "to use it, the user runs 'lore trust' in the repository (records can still be captured)")
+	hint := "to use it, the user runs 'lore trust' in the repository"
+	if canCapture {
+		hint += " (records can still be captured)"
+	}
+	return errors.New(errorPrefix + "this repository's memory is not trusted on this machine, so none of it is shown\n" + hintPrefix + hint)
 }
 
 // capture answers a capture tool: the new record's ID, as text and as

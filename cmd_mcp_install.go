@@ -63,12 +63,19 @@ func (e *env) mcpConfig(verb, help string, args []string) error {
 	}
 	switch verb {
 	case "install":
-		if command == "" {
+		e.warnStoreNotPassed("the MCP server's entry", "add --dir to its args by hand")
+		given := command != ""
+		if !given {
 			if command, err = e.selfBinary(); err != nil {
 				return err
 			}
 		}
 		for _, t := range targets {
+			if !given {
+				if err := expandedPath(t.Host.Title, t.Host.Expands, command); err != nil {
+					return err
+				}
+			}
 			changed, err := hooks.InstallMCP(t, command)
 			if err != nil {
 				return err
@@ -182,10 +189,22 @@ func (e *env) mcpStatus(targets []hooks.MCPTarget, asJSON bool) error {
 	return nil
 }
 
+// expandedPath refuses to write this lore's path, bin, where the host
+// would read it as another: it replaces variables in its settings' strings
+// before running them, and no quoting stops it.
+func expandedPath(host string, v hooks.VarSyntax, bin string) error {
+	if !v.Expanded(bin) {
+		return nil
+	}
+	return &cliError{code: exitFailure,
+		msg:  fmt.Sprintf("%s replaces variables ($NAME, ${NAME}) in its settings, so this lore's path, %s, would run as another; lore has not changed them", host, lineSafe(bin)),
+		hint: "install lore at a path without '$' (or pass --command with the path as the host should read it)"}
+}
+
 // selfBinary is the absolute path of this lore, for configurations that
 // run it: agents often start servers and hooks with a minimal PATH.
 func (e *env) selfBinary() (string, error) {
-	bin, err := selfPath()
+	bin, err := e.selfPath()
 	if err != nil {
 		return "", err
 	}
@@ -195,14 +214,48 @@ func (e *env) selfBinary() (string, error) {
 	return bin, nil
 }
 
-// selfPath is the running binary's path, links resolved.
-func selfPath() (string, error) {
-	bin, err := os.Executable()
+// selfPath is this binary's absolute path as the user reaches it: the
+// path they ran, found in PATH, when it leads to this binary, links kept
+// (a package manager's link, /opt/homebrew/bin/lore ->
+// ../Cellar/lore/1.0/bin/lore, outlives the upgrade that deletes its
+// target); else the executable, links resolved.
+func (e *env) selfPath() (string, error) {
+	exe, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
-	if resolved, err := filepath.EvalSymlinks(bin); err == nil {
-		bin = resolved
+	if p := e.invokedAs(); p != "" {
+		if a, err := os.Stat(p); err == nil {
+			if b, err := os.Stat(exe); err == nil && os.SameFile(a, b) {
+				return p, nil
+			}
+		}
 	}
-	return bin, nil
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	return exe, nil
+}
+
+// invokedAs is the absolute path the user ran lore by (argv[0]: a path, or
+// a name looked up in PATH as the shell did), or "".
+func (e *env) invokedAs() string {
+	switch {
+	case e.argv0 == "":
+		return ""
+	case filepath.IsAbs(e.argv0):
+		return filepath.Clean(e.argv0)
+	case strings.ContainsRune(e.argv0, filepath.Separator):
+		return filepath.Join(e.cwd, e.argv0)
+	}
+	for _, dir := range filepath.SplitList(e.getenv("PATH")) {
+		if !filepath.IsAbs(dir) {
+			continue // the shell's "." or "": not a place to hand an agent
+		}
+		p := filepath.Join(dir, e.argv0)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }

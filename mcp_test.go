@@ -311,6 +311,15 @@ func TestMCPProtocol(t *testing.T) {
 	if text, isErr, _ := untrusted.call("observe", map[string]any{"text": "noted in an untrusted clone"}); isErr {
 		t.Errorf("a capture in an untrusted repository: %q", text)
 	}
+	if text, _, _ := untrusted.call("search", map[string]any{"query": "x"}); !strings.Contains(text, "(records can still be captured)") {
+		t.Errorf("the hint of a server with capture tools: %q", text)
+	}
+	// A read-only server has no capture tools to mention.
+	untrustedRO := startMCP(t, bin, repo, "--read-only")
+	untrustedRO.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})
+	if text, isErr, _ := untrustedRO.call("search", map[string]any{"query": "x"}); !isErr || !strings.Contains(text, "lore trust") || strings.Contains(text, "captured") {
+		t.Errorf("--read-only in an untrusted repository: error=%v %q", isErr, text)
+	}
 	hostTrusted := startMCP(t, bin, repo, "--host-trusted")
 	hostTrusted.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})
 	if text, isErr, _ := hostTrusted.call("search", map[string]any{"query": "JSONL shards"}); isErr || !strings.Contains(text, "JSONL") {

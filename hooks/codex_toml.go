@@ -111,6 +111,10 @@ func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
 		command, argList := "command = "+strconv.Quote(entry.Command)+eol, "args = ["+strings.Join(args, ", ")+"]"+eol
 		if head >= 0 {
 			out = strings.Join(lines[:head], "") + editTable(lines[head:], command, argList, eol)
+		} else if at := inlineServers(lines); at > 0 {
+			// TOML lets no [mcp_servers.lore] extend an inline table (the
+			// parser lore uses here does; Codex's refuses to start).
+			return false, fmt.Errorf("%s:%d: mcp_servers is an inline table (mcp_servers = { … }), which a [mcp_servers.lore] table cannot extend; lore has not changed it (write its servers as [mcp_servers.NAME] tables, or add lore to it by hand)", path, at)
 		} else {
 			before := string(data)
 			if before != "" && !strings.HasSuffix(before, "\n") {
@@ -142,6 +146,24 @@ func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
 	}
 	return true, store.WriteThrough(path, []byte(out))
 }
+
+// inlineServers is the line (1-based) where mcp_servers is set to an inline
+// table at the top of the file, or 0.
+func inlineServers(lines []string) int {
+	for i, l := range lines {
+		if anyTable().MatchString(l) {
+			return 0
+		}
+		if inlineServersKey().MatchString(l) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+var inlineServersKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*("mcp_servers"|'mcp_servers'|mcp_servers)\s*=\s*\{`)
+})
 
 // editTable sets the command and args lines of lore's table (given its
 // header and the lines after it, to the end of the file), keeping the rest

@@ -102,6 +102,37 @@ func TestCodexRefusalNamesTheLine(t *testing.T) {
 	}
 }
 
+// mcp_servers written as an inline table cannot be extended by a
+// [mcp_servers.lore] table: TOML forbids it and Codex refuses to start
+// (checked with codex 0.169.0's `codex mcp list`), though the parser lore
+// checks its edit with accepts it. Install refuses, naming the line; the
+// other forms of mcp_servers take lore's table.
+func TestCodexInlineServersAreRefused(t *testing.T) {
+	for _, in := range []string{
+		"model = \"o3\"\nmcp_servers = { other = { command = \"x\" } }\n",
+		"\"mcp_servers\" = {}\n[profiles.a]\nx = 1\n",
+	} {
+		tg := codexFile(t, in)
+		_, err := InstallMCP(tg, "/usr/local/bin/lore")
+		if err == nil || !regexp.MustCompile(`config\.toml:[12]: mcp_servers is an inline table .*lore has not changed it`).MatchString(err.Error()) {
+			t.Errorf("install into %q: %v", in, err)
+		}
+		if got, _ := os.ReadFile(tg.Path); string(got) != in {
+			t.Errorf("the file changed:\n%s", got)
+		}
+	}
+	for _, in := range []string{
+		"[mcp_servers]\nother = { command = \"x\" }\n",
+		"mcp_servers.other.command = \"x\"\n",
+		"[profiles.a]\nmcp_servers = { x = 1 }\n", // another table's key
+	} {
+		tg := codexFile(t, in)
+		if _, err := InstallMCP(tg, "/usr/local/bin/lore"); err != nil {
+			t.Errorf("install into %q: %v", in, err)
+		}
+	}
+}
+
 // Codex's user scope is $CODEX_HOME (~/.codex): status and uninstall look
 // there when it does not exist; install refuses to create it.
 func TestCodexUserScopeWithoutItsDirectory(t *testing.T) {

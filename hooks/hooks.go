@@ -37,7 +37,10 @@ type Agent struct {
 	// Comments: the host allows comments in its settings file (Gemini
 	// CLI; see jsonc.go), which lore reads and keeps.
 	Comments bool
-	Note     string // what the user still has to do, if anything
+	// Expands is the variable syntax the host replaces in its settings'
+	// strings before it runs them (see Expanded).
+	Expands VarSyntax
+	Note    string // what the user still has to do, if anything
 }
 
 // Event is a hook event and the matcher lore registers it with.
@@ -73,7 +76,7 @@ func Agents() []Agent {
 		{Name: "codex", Title: "Codex CLI", ProjectFile: ".codex/hooks.json", UserFile: ".codex/hooks.json",
 			Events: []Event{{"UserPromptSubmit", ""}, {"SessionStart", "startup|resume|clear|compact"}, {"Stop", ""}}, Timeout: 10},
 		{Name: "gemini", Title: "Gemini CLI", ProjectFile: ".gemini/settings.json", UserFile: ".gemini/settings.json",
-			Events: []Event{{"BeforeAgent", ""}, {"SessionStart", ""}, {"AfterAgent", ""}}, Timeout: 10000, Named: true, Comments: true,
+			Events: []Event{{"BeforeAgent", ""}, {"SessionStart", ""}, {"AfterAgent", ""}}, Timeout: 10000, Named: true, Comments: true, Expands: DollarVars,
 			Note: "Gemini CLI runs hooks only in folders you trust: trust this one when gemini asks (headless 'gemini -p' stops in an untrusted folder)"},
 		{Name: "opencode", Title: "opencode", ProjectFile: ".opencode/plugins/lore.js", UserFile: ".config/opencode/plugins/lore.js",
 			Events: []Event{{"chat.message", ""}, {"experimental.chat.system.transform", ""}, {"experimental.session.compacting", ""}, {"session.status", ""}}, Plugin: true},

@@ -35,6 +35,7 @@ type MCPHost struct {
 	TOML        bool   // Codex's config.toml
 	Typed       bool   // entries say "type": "stdio"
 	Comments    bool   // the file may hold comments (Gemini CLI's settings, VS Code's mcp.json; see jsonc.go)
+	Expands     VarSyntax
 }
 
 // MCPServerName is the name lore's server is registered under.
@@ -43,11 +44,11 @@ const MCPServerName = "lore"
 // MCPHosts lists the agents lore mcp install knows.
 func MCPHosts() []MCPHost {
 	return []MCPHost{
-		{Name: "claude", Title: "Claude Code", ProjectFile: ".mcp.json", UserFile: ".claude.json", Key: "mcpServers"},
-		{Name: "cursor", Title: "Cursor", ProjectFile: ".cursor/mcp.json", UserFile: ".cursor/mcp.json", Key: "mcpServers"},
+		{Name: "claude", Title: "Claude Code", ProjectFile: ".mcp.json", UserFile: ".claude.json", Key: "mcpServers", Expands: BraceVars},
+		{Name: "cursor", Title: "Cursor", ProjectFile: ".cursor/mcp.json", UserFile: ".cursor/mcp.json", Key: "mcpServers", Expands: BraceVars},
 		{Name: "codex", Title: "Codex CLI", ProjectFile: ".codex/config.toml", TOML: true},
-		{Name: "gemini", Title: "Gemini CLI", ProjectFile: ".gemini/settings.json", UserFile: ".gemini/settings.json", Key: "mcpServers", Comments: true},
-		{Name: "vscode", Title: "VS Code", ProjectFile: ".vscode/mcp.json", UserFile: ".config/Code/User/mcp.json", Key: "servers", Typed: true, Comments: true},
+		{Name: "gemini", Title: "Gemini CLI", ProjectFile: ".gemini/settings.json", UserFile: ".gemini/settings.json", Key: "mcpServers", Comments: true, Expands: DollarVars},
+		{Name: "vscode", Title: "VS Code", ProjectFile: ".vscode/mcp.json", UserFile: ".config/Code/User/mcp.json", Key: "servers", Typed: true, Comments: true, Expands: BraceVars},
 	}
 }
 

@@ -79,6 +79,13 @@ func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime
 		return g
 	}
 	g.Branch = st.Branch
+	if g.Branch == "(detached HEAD)" {
+		// As lore status and every capture name it: the branch a rebase in
+		// progress rewrites (HEAD is detached meanwhile).
+		if b := gitrepo.ReadHead(src.Dir, src.Getenv).Branch; b != "" {
+			g.Branch = b + " (rebasing)"
+		}
+	}
 	for _, c := range st.Changes {
 		g.Uncommitted = append(g.Uncommitted, strings.TrimSpace(c))
 	}

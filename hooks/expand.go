@@ -1,0 +1,38 @@
+package hooks
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// VarSyntax is how a host writes the variables it replaces in the strings
+// of its settings file, commands included, before it runs them.
+type VarSyntax int
+
+const (
+	NoVars VarSyntax = iota
+	// DollarVars: $NAME and ${NAME} (Gemini CLI 0.61.0 resolves them in
+	// every string of settings.json, resolveEnvVarsInObject, and leaves an
+	// unset one as written).
+	DollarVars
+	// BraceVars: ${…} only (Claude Code's .mcp.json, ${VAR} and
+	// ${VAR:-default}; Cursor's and VS Code's mcp.json, ${env:VAR},
+	// ${userHome}, ${workspaceFolder}).
+	BraceVars
+)
+
+// Expanded reports whether a host replacing variables of syntax v would
+// read s as something else: a binary path holding "$HOME" is another path
+// to Gemini CLI, whatever the shell quoting around it.
+func (v VarSyntax) Expanded(s string) bool {
+	switch v {
+	case DollarVars:
+		return dollarRef().MatchString(s)
+	case BraceVars:
+		return strings.Contains(s, "${")
+	}
+	return false
+}
+
+var dollarRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$[A-Za-z0-9_{]`) })
