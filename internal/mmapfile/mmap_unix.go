@@ -4,11 +4,17 @@ package mmapfile
 
 import (
 	"os"
+	"sync"
 	"syscall"
 )
 
-// Map maps path read-only. The mapping is never released: the process
-// is short-lived and the file is only ever replaced, not changed in place.
+// Map maps path read-only. The mapping is never released: the file is
+// only ever replaced, not changed in place, and a command's process is
+// short-lived. lore mcp is not: it runs command after command, each
+// mapping the index and the anchors cache again, and the kernel allows a
+// process some 65k mappings (600 searches had made 1,200). So a file
+// already mapped, the same inode at the same size, is handed the mapping
+// it has: a shared mapping of one inode shows what any new one would.
 func Map(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -22,5 +28,36 @@ func Map(path string) ([]byte, error) {
 	if fi.Size() == 0 {
 		return nil, nil
 	}
-	return syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	k, known := keyOf(fi)
+	if known {
+		mapped.Lock()
+		defer mapped.Unlock()
+		if b, ok := mapped.m[k]; ok {
+			return b, nil
+		}
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err == nil && known {
+		mapped.m[k] = b
+	}
+	return b, err
+}
+
+// mapped is every mapping made, by file.
+var mapped = struct {
+	sync.Mutex
+	m map[fileKey][]byte
+}{m: map[fileKey][]byte{}}
+
+type fileKey struct {
+	dev, ino uint64
+	size     int64
+}
+
+func keyOf(fi os.FileInfo) (fileKey, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileKey{}, false
+	}
+	return fileKey{uint64(st.Dev), uint64(st.Ino), fi.Size()}, true // Dev and Ino types differ by platform
 }
