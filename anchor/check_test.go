@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -416,6 +417,31 @@ func TestDateLinksOnlyWhenAsked(t *testing.T) {
 		}
 		if got := sts[0].When; dated && got.UTC().Year() != 2001 || !dated && !got.IsZero() {
 			t.Errorf("DateLinks %v: When = %v, want the bump's 2001 date only when asked", dated, got)
+		}
+	}
+}
+
+// git hash-object --stdin-paths reads a line that starts with a double
+// quote as a C-quoted path: a file named "q.go failed its whole batch
+// ("line is badly quoted"), and one whose name holds a line break was
+// read as two paths. lore quotes such names as git does.
+func TestHashFilesQuotesNamesGitWouldUnquote(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no double quote or line break in a Windows file name")
+	}
+	names := []string{`"q.go`, "a\nb.go", `back\slash.go`, `mid"dle.go`, "tab\there.go", "plain.go"}
+	files := map[string]string{}
+	for i, n := range names {
+		files[n] = fmt.Sprintf("content %d\n", i)
+	}
+	g := gitRepo(t, files)
+	ids, err := g.hashFiles(context.Background(), names, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range names {
+		if want := strings.TrimSpace(run(t, g.Root, "hash-object", "--", n)); ids[i] != want {
+			t.Errorf("%q: %s, want %s", n, ids[i], want)
 		}
 	}
 }

@@ -330,13 +330,17 @@ func (g Repo) hashFiles(ctx context.Context, paths []string, store bool) ([]stri
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	in := strings.Join(paths, "\n") + "\n"
+	var in strings.Builder
+	for _, p := range paths {
+		in.WriteString(stdinPath(p))
+		in.WriteByte('\n')
+	}
 	out, err := "", error(nil)
 	if store {
-		out, err = g.git(ctx, in, "hash-object", "-w", "--stdin-paths")
+		out, err = g.git(ctx, in.String(), "hash-object", "-w", "--stdin-paths")
 	}
 	if !store || err != nil {
-		out, err = g.git(ctx, in, "hash-object", "--stdin-paths")
+		out, err = g.git(ctx, in.String(), "hash-object", "--stdin-paths")
 	}
 	if err != nil {
 		return nil, err
@@ -346,6 +350,30 @@ func (g Repo) hashFiles(ctx context.Context, paths []string, store bool) ([]stri
 		return nil, fmt.Errorf("git hash-object: %d IDs for %d files", len(ids), len(paths))
 	}
 	return ids, nil
+}
+
+// stdinPath is p as git's --stdin-paths reads it: a line that starts with
+// a double quote is a C-quoted path to git, so a file named "q.go (or
+// one whose name holds a line break) is quoted, as git quotes names.
+func stdinPath(p string) string {
+	if !strings.HasPrefix(p, `"`) && !strings.ContainsRune(p, '\n') {
+		return p
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\%03o`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // gitlink is the commit the repository's index records for the submodule
