@@ -197,7 +197,7 @@ func expandedPath(host string, v hooks.VarSyntax, bin string) error {
 		return nil
 	}
 	return &cliError{code: exitFailure,
-		msg:  fmt.Sprintf("%s replaces variables ($NAME, ${NAME}) in its settings, so this lore's path, %s, would run as another; lore has not changed them", host, lineSafe(bin)),
+		msg:  fmt.Sprintf("%s replaces variables (%s) in its settings, so this lore's path, %s, would run as another; lore has not changed them", host, v, lineSafe(bin)),
 		hint: "install lore at a path without '$' (or pass --command with the path as the host should read it)"}
 }
 

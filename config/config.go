@@ -327,12 +327,14 @@ func (c *Config) validate(path string, data []byte) error {
 	if !finite(c.Inject.HalfLifeDays) {
 		return bad("inject", "half_life_days", "must be a finite number")
 	}
-	for _, key := range []string{"gone_weight", "named_boost"} {
-		v := map[string]float64{"gone_weight": c.Anchors.GoneWeight, "named_boost": c.Anchors.NamedBoost}[key]
-		if v < 0 {
-			return bad("anchors", key, "must not be negative")
-		} else if !finite(v) {
-			return bad("anchors", key, "must be a finite number")
+	for _, a := range []struct {
+		key string
+		v   float64
+	}{{"gone_weight", c.Anchors.GoneWeight}, {"named_boost", c.Anchors.NamedBoost}} {
+		if a.v < 0 {
+			return bad("anchors", a.key, "must not be negative")
+		} else if !finite(a.v) {
+			return bad("anchors", a.key, "must be a finite number")
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Weights)) {

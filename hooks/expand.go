@@ -35,4 +35,15 @@ func (v VarSyntax) Expanded(s string) bool {
 	return false
 }
 
+// String is how the host writes a variable, for messages.
+func (v VarSyntax) String() string {
+	switch v {
+	case DollarVars:
+		return "$NAME and ${NAME}"
+	case BraceVars:
+		return "${…}"
+	}
+	return "nothing"
+}
+
 var dollarRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$[A-Za-z0-9_{]`) })
