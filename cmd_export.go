@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,8 +25,9 @@ is cut to half of it, and the rest goes to the records.
 --format agents-md wraps it in lore's markers. With --out, an existing file
 keeps everything outside lore's section: the section is replaced if it is
 there, appended if not (--out implies agents-md unless --format markdown).
-With --format markdown, --out writes the whole file: only a new file, an
-empty one or a previous markdown export is replaced.`
+Markers inside fenced code blocks (an example of them) are text. With
+--format markdown, --out writes the whole file: only a new file, an empty
+one or a previous markdown export and nothing else is replaced.`
 
 func cmdExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("export")
@@ -82,16 +84,18 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	doc := text
-	if !section && !inject.IsExport(string(old)) {
-		return &cliError{code: exitFailure, msg: fmt.Sprintf("export: --out %s: the file holds text lore did not write, and --format markdown replaces the whole file", e.rel(path)),
-			hint: "nothing was written: write to a file of its own, or leave out --format markdown to replace only lore's section"}
+	if !section {
+		if n := inject.ExportForeignLine(string(old)); n > 0 {
+			return &cliError{code: exitFailure, msg: fmt.Sprintf("export: --out %s: the file holds text lore did not write (at line %d), and --format markdown replaces the whole file", e.rel(path), n),
+				hint: "nothing was written: write to a file of its own, or leave out --format markdown to replace only lore's section (a file that is an earlier lore's export, with nothing of yours, may be deleted first)"}
+		}
 	}
 	if section {
 		var me *inject.MarkerError
 		doc, err = inject.MergeSection(string(old), text)
 		if errors.As(err, &me) {
-			return &cliError{code: exitFailure, msg: fmt.Sprintf("export: %s:%d: %s", e.rel(path), me.Line, me.Msg),
-				hint: "nothing was written: fix or remove lore's markers by hand, then export again"}
+			hint := cmp.Or(me.Hint, "nothing was written: fix or remove lore's markers by hand, then export again")
+			return &cliError{code: exitFailure, msg: fmt.Sprintf("export: %s:%d: %s", e.rel(path), me.Line, me.Msg), hint: hint}
 		}
 		if err != nil {
 			return err

@@ -35,16 +35,13 @@ type ExportOptions struct {
 // off, cut.
 const ExportMinBudget = 128
 
-// exportTitle opens every export: a file that starts with it is one lore
-// wrote whole (IsExport).
-const exportTitle = "## Project memory (lore)"
-
-// IsExport says whether doc is empty or a whole export lore wrote, which a
-// new export may replace: anything else holds someone's text.
-func IsExport(doc string) bool {
-	doc = strings.TrimSpace(doc)
-	return doc == "" || strings.HasPrefix(doc, exportTitle+"\n") && !strings.Contains(doc, SectionBegin)
-}
+// ExportTitle opens every export (a file that holds one has it), and
+// exportedLine follows it (the store's directory, the date):
+// ExportForeignLine reads a file by them.
+const (
+	ExportTitle  = "## Project memory (lore)"
+	exportedLine = "Exported from %s/ on %s. Run `lore resume` for the live view, `lore show <id>` for a record."
+)
 
 // Export renders the memory as Markdown for agents without hooks: where
 // the last session left off, then the most valuable records (trusted
@@ -57,8 +54,8 @@ func Export(snap *index.Snapshot, v *Resume, o ExportOptions) (string, []secrets
 	budget := BudgetChars(o.BudgetTokens)
 	var found []secrets.Finding
 	var head strings.Builder
-	head.WriteString(exportTitle + "\n\n")
-	fmt.Fprintf(&head, "Exported from %s/ on %s. Run `lore resume` for the live view, `lore show <id>` for a record.\n", cmp.Or(o.From, ".lore"), o.Now.Format("2006-01-02"))
+	head.WriteString(ExportTitle + "\n\n")
+	fmt.Fprintf(&head, exportedLine+"\n", cmp.Or(o.From, ".lore"), o.Now.Format("2006-01-02"))
 	head.WriteString(notesNotOrders + "\n") // AGENTS.md reads as instructions: these are not
 	// What is always written, counted first: the head, the markers and
 	// room for the closing line.
@@ -268,39 +265,37 @@ func md(s string) string {
 }
 
 // MarkerError is a marker of lore's section that makes no single section,
-// by line.
+// or a code fence that would swallow the section, by line; Hint, if set,
+// says how to fix it.
 type MarkerError struct {
 	Line int
 	Msg  string
+	Hint string
 }
 
 func (e *MarkerError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
 func markerError(line int, format string, args ...any) error {
-	return &MarkerError{line, fmt.Sprintf(format, args...)}
+	return &MarkerError{Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
 // MergeSection puts section into doc: replacing lore's marked section if
 // doc has one, appended after the rest otherwise. Markers count only as
-// whole lines, so prose that quotes one is text; markers that do not make
-// exactly one section (a begin without its end, an end above its begin,
-// two sections) are an error naming the line, as replacing between them
-// could delete the user's own text. A doc whose lines end in CRLF gets the
+// whole lines outside fenced code blocks (scanMarkers), so prose or an
+// example that quotes one is text; markers that do not make exactly one
+// section (a begin without its end, an end above its begin, two sections)
+// are an error naming the line, as replacing between them could delete
+// the user's own text. So is a code fence left open at the end of a doc
+// with no section: the section appended would be inside the code block,
+// and found by no later export. A doc whose lines end in CRLF gets the
 // section with CRLF too, rather than a file of mixed line endings.
 func MergeSection(doc, section string) (string, error) {
-	var begins, ends []int // byte offsets of the marker lines
-	var beginLines, endLines []int
-	for off, n := 0, 1; off < len(doc); n++ {
-		line, _, _ := strings.Cut(doc[off:], "\n")
-		switch t := strings.TrimSpace(line); {
-		case strings.HasPrefix(t, "<!-- lore:begin") && strings.HasSuffix(t, "-->"):
-			begins, beginLines = append(begins, off), append(beginLines, n)
-		case t == SectionEnd:
-			ends, endLines = append(ends, off), append(endLines, n)
-		}
-		off += len(line) + 1
-	}
+	m := scanMarkers(doc)
+	begins, ends, beginLines, endLines := m.begins, m.ends, m.beginLines, m.endLines
 	switch {
+	case len(begins) == 0 && len(ends) == 0 && m.openFence > 0:
+		return "", &MarkerError{Line: m.openFence, Msg: "a code fence that is never closed: lore's section appended after it would be inside the code block",
+			Hint: "nothing was written: close the code block (a line of the same fence) by hand, then export again"}
 	case len(begins) == 0 && len(ends) == 0:
 		nl := newline(doc)
 		section = strings.ReplaceAll(section, "\n", nl)
