@@ -13,13 +13,14 @@ import (
 
 // claudeTranscript is a Claude Code transcript in the shape
 // TestReadTranscriptClaudeCodeShape reads: user and assistant lines, a text
-// block, a Bash tool_use, a tool_result that mentions "assistant", and a
-// reply given as a plain string.
+// block, a Bash tool_use, a tool_result that mentions "assistant", a call
+// of lore's MCP show tool, and a reply given as a plain string.
 var claudeTranscript = strings.Join([]string{
 	`{"type":"user","message":{"role":"user","content":"why JSONL?"}}`,
 	`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Because of dec-aaaaaaaa."}]}}`,
 	`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"lore show dec-aaaa"}}]}}`,
 	`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"assistant says hi"}]}}`,
+	`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"mcp__lore__show","input":{"id":"dec-aaaa"}}]}}`,
 	`{"type":"assistant","message":{"role":"assistant","content":"plain string reply"}}`,
 }, "\n") + "\n"
 
@@ -57,6 +58,11 @@ func FuzzReadTranscript(f *testing.F) {
 				t.Fatalf("an empty command: %q", whole.Commands)
 			}
 		}
+		for _, id := range whole.Opened {
+			if id == "" {
+				t.Fatalf("an empty ID opened: %q", whole.Opened)
+			}
+		}
 		if again, to := ReadTranscript(path, int64(len(data))+1); to != end || !sameActivity(again, whole) {
 			t.Fatalf("an offset past the end (a rewritten transcript) does not read it all again: %v %d, want %v %d", again, to, whole, end)
 		}
@@ -69,7 +75,7 @@ func FuzzReadTranscript(f *testing.F) {
 		}
 		write(data)
 		rest, to := ReadTranscript(path, mid)
-		both := Activity{Texts: slices.Concat(first.Texts, rest.Texts), Commands: slices.Concat(first.Commands, rest.Commands)}
+		both := Activity{Texts: slices.Concat(first.Texts, rest.Texts), Commands: slices.Concat(first.Commands, rest.Commands), Opened: slices.Concat(first.Opened, rest.Opened)}
 		if to != end || !sameActivity(both, whole) {
 			t.Fatalf("cut at %d: two reads gave %v to %d, one read %v to %d", k, both, to, whole, end)
 		}
@@ -77,7 +83,7 @@ func FuzzReadTranscript(f *testing.F) {
 }
 
 func sameActivity(a, b Activity) bool {
-	return slices.Equal(a.Texts, b.Texts) && slices.Equal(a.Commands, b.Commands)
+	return slices.Equal(a.Texts, b.Texts) && slices.Equal(a.Commands, b.Commands) && slices.Equal(a.Opened, b.Opened)
 }
 
 // A session's receipt is read by lore stats whatever it holds (a hand

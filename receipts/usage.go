@@ -14,10 +14,12 @@ import (
 )
 
 // What an agent did in a session, as far as deciding use goes: the text it
-// wrote and the shell commands it ran.
+// wrote, the shell commands it ran, and the records it opened with lore's
+// MCP show tool (the ID or prefix it asked for).
 type Activity struct {
 	Texts    []string
 	Commands []string
+	Opened   []string
 }
 
 // maxTranscript bounds how much of a transcript one Stop reads: the newest
@@ -25,10 +27,12 @@ type Activity struct {
 // only matters when lore first sees a long session (installed mid-session).
 const maxTranscript = 256 << 10
 
-// ReadTranscript reads the assistant's text and shell commands from a
-// Claude Code transcript (JSONL: one line per message block, assistant
-// lines {"type":"assistant","message":{"content":[{"type":"text","text":…}
-// | {"type":"tool_use","name":"Bash","input":{"command":…}}]}}), starting
+// ReadTranscript reads the assistant's text, shell commands and lore MCP
+// show calls from a Claude Code transcript (JSONL: one line per message
+// block, assistant lines {"type":"assistant","message":{"content":[
+// {"type":"text","text":…} | {"type":"tool_use","name":"Bash","input":
+// {"command":…}} | {"type":"tool_use","name":"mcp__lore__show","input":
+// {"id":…}}]}}), starting
 // at byte offset from (where the previous Stop left off). It returns the
 // offset it read to. A missing file, or a file in another shape, gives no
 // activity and no error worth reporting: only lines that parse count.
@@ -100,8 +104,15 @@ type contentBlock struct {
 	Name  string `json:"name"`
 	Input struct {
 		Command string `json:"command"`
+		// ID is the record an MCP show call asks for; kept raw so another
+		// tool's "id" of another type loses nothing else on the line.
+		ID json.RawMessage `json:"id"`
 	} `json:"input"`
 }
+
+// mcpShow is lore's MCP show tool as Claude Code names it in a transcript:
+// mcp__<server>__<tool>, and lore mcp install registers the server as lore.
+const mcpShow = "mcp__lore__show"
 
 func (a *Activity) add(line []byte) {
 	var tl transcriptLine
@@ -122,6 +133,11 @@ func (a *Activity) add(line []byte) {
 			a.Texts = append(a.Texts, b.Text)
 		case b.Type == "tool_use" && b.Input.Command != "":
 			a.Commands = append(a.Commands, b.Input.Command)
+		case b.Type == "tool_use" && b.Name == mcpShow:
+			var id string
+			if json.Unmarshal(b.Input.ID, &id) == nil && id != "" {
+				a.Opened = append(a.Opened, id)
+			}
 		}
 	}
 }
@@ -182,8 +198,8 @@ const shingleLen = 4
 
 // Uses decides which of the records shown in a session the agent used:
 //   - named: its text holds the record's ID (the short form is enough);
-//   - shown: it ran lore show with a prefix of the ID (at least 4
-//     characters after the kind prefix);
+//   - shown: it ran lore show, or called lore's MCP show tool, with a
+//     prefix of the ID (at least 4 characters after the kind prefix);
 //   - restated: its text repeats one of the record's distinctive phrases
 //     (Shingles: four significant words in a row, or a whole field of
 //     three), which chance rarely produces.
@@ -201,29 +217,11 @@ func Uses(shown map[string][]uint32, act Activity, textShingles []uint32) map[st
 		switch {
 		case strings.Contains(text, record.ShortID(id)):
 			uses[id] = "named"
-		case ranShow(act.Commands, id):
+		case ranShow(act.Commands, id) || slices.ContainsFunc(act.Opened, func(arg string) bool { return names(arg, id) }):
 			uses[id] = "shown"
 		case slices.ContainsFunc(marks, func(m uint32) bool { return said[m] }):
 			uses[id] = "restated"
 		}
 	}
 	return uses
-}
-
-// ranShow reports a lore show command naming id or a prefix of it.
-func ranShow(commands []string, id string) bool {
-	for _, c := range commands {
-		fields := strings.Fields(c)
-		for i := 0; i+2 < len(fields); i++ {
-			if !strings.HasSuffix(fields[i], "lore") || fields[i+1] != "show" {
-				continue
-			}
-			arg := strings.Trim(fields[i+2], `"'`)
-			dash := strings.IndexByte(arg, '-')
-			if dash > 0 && len(arg) >= dash+5 && strings.HasPrefix(id, arg) {
-				return true
-			}
-		}
-	}
-	return false
 }
