@@ -98,24 +98,30 @@ func (e *env) codeChecker(s *store.Store) *anchor.Checker {
 	return k
 }
 
-const anchorCmdHelp = `Usage: lore anchor <id> [--file path[:start-end]]...
+const anchorCmdHelp = `Usage: lore anchor <id> [--file path[:start-end]]... | --none
 
 Re-anchor a record to the code as it is now, as a new version of it. With
 --file, the record is anchored to those files instead. Without, each of its
 anchors moves to where its file is now (a rename git sees) and to the
 file's current content, its line range following its lines past the lines
 added and removed above and within it; a file or range that is gone must
-be replaced with --file (or the record abandoned).`
+be replaced with --file (or the record retired). --none drops its anchors:
+the code it was about is gone, and the record stands without it (a
+failure or a handoff, which no verb retires).`
 
 func cmdAnchor(ctx context.Context, e *env, args []string) error {
 	var o captureOptions
 	fs := newFlags("anchor")
 	fs.StringArrayVar(&o.files, "file", nil, "anchor to this `path[:start-end]` instead (repeatable)")
+	none := fs.Bool("none", false, "drop the record's anchors")
 	if err := e.parse(fs, anchorCmdHelp, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return usageError(helpHint("anchor"), "anchor: want one record ID")
+	}
+	if *none && len(o.files) > 0 {
+		return usageError(helpHint("anchor"), "anchor: --none drops the anchors; --file sets them: give one")
 	}
 	ref := fs.Arg(0)
 	kind, ok := record.KindOfID(ref)
@@ -144,7 +150,7 @@ func cmdAnchor(ctx context.Context, e *env, args []string) error {
 	k := e.codeChecker(s)
 	return e.update(s, kind, ref, func(r *record.Record) error {
 		next := anchors
-		if len(specs) == 0 {
+		if !*none && len(specs) == 0 {
 			var err error
 			if next, err = reanchor(ctx, repo, k, r); err != nil {
 				return err
@@ -168,7 +174,7 @@ func reanchor(ctx context.Context, repo anchor.Repo, k *anchor.Checker, r *recor
 	specs := make([]anchor.Spec, len(states))
 	for i, st := range states {
 		if st.Status == anchor.Gone {
-			return nil, usageError("anchor it to what replaced it with --file, or abandon the record",
+			return nil, usageError("anchor it to what replaced it with --file, or "+retireHint(r),
 				"anchor: %s: %s is gone", r.Short(), st.Anchor.Path)
 		}
 		specs[i] = anchor.Spec{Path: st.Path, Start: st.Anchor.Start, End: st.Anchor.End}
@@ -180,14 +186,14 @@ func reanchor(ctx context.Context, repo anchor.Repo, k *anchor.Checker, r *recor
 			if st.Lines.Lost {
 				why = "the content it was anchored to is not in this clone's git (never committed, or pruned since)"
 			}
-			return nil, usageError(fmt.Sprintf("name the lines it is about now with --file %s:START-END, or abandon the record", st.Path),
+			return nil, usageError(fmt.Sprintf("name the lines it is about now with --file %s:START-END, or %s", st.Path, retireHint(r)),
 				"anchor: %s: %s changed, and %s, so where lines %d-%d are now cannot be told",
 				r.Short(), st.Anchor.Path, why, st.Anchor.Start, st.Anchor.End)
 		}
 		if l := st.Lines; l.Known && !l.Binary && st.Anchor.Start > 0 {
 			// The lines moved with the edits above and within them.
 			if l.NowStart == 0 {
-				return nil, usageError("anchor it to what replaced them with --file, or abandon the record",
+				return nil, usageError("anchor it to what replaced them with --file, or "+retireHint(r),
 					"anchor: %s: lines %d-%d of %s are gone", r.Short(), st.Anchor.Start, st.Anchor.End, st.Path)
 			}
 			specs[i].Start, specs[i].End = l.NowStart, l.NowEnd
@@ -243,7 +249,7 @@ func cmdStale(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintf(w, "    %s%s\n", termSafe(st.Describe()), since(st.When))
 			}
 		}
-		fmt.Fprintf(w, "    %s\n", strings.Join(retire(sr.rec), "  |  "))
+		fmt.Fprintf(w, "    %s\n", strings.Join(retire(sr.rec, sr.states), "  |  "))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -316,25 +322,55 @@ func since(t time.Time) string {
 }
 
 // retire is what can be done about a record whose code moved on: revise
-// it, re-anchor it, or retire it as its kind allows.
-func retire(r *record.Record) []string {
+// it, re-anchor it (to other code, when its file or lines are gone), or
+// retire it as its kind allows; a failure or a handoff, which no verb
+// retires, can drop its anchors.
+func retire(r *record.Record, states []anchor.State) []string {
 	id := r.Short()
-	cmds := []string{"lore anchor " + id}
-	switch r.Kind {
-	case record.Decision:
-		cmds = append([]string{fmt.Sprintf(`lore journal revise %s "…"`, id)}, append(cmds, "lore journal abandon "+id)...)
-	case record.Pattern:
-		cmds = append(cmds, "lore patterns deprecate "+id)
-	case record.Observation:
-		cmds = append(cmds, "lore inbox dismiss "+id)
+	reanchor := "lore anchor " + id
+	if slices.ContainsFunc(states, lost) {
+		reanchor += " --file NEWPATH[:START-END]"
+	}
+	cmds := []string{reanchor, retireVerb(r)}
+	if r.Kind == record.Decision {
+		cmds = append([]string{fmt.Sprintf(`lore journal revise %s "…"`, id)}, cmds...)
 	}
 	return cmds
+}
+
+// lost: the anchored file, or the anchored lines, are gone; lore anchor
+// alone cannot follow them.
+func lost(st anchor.State) bool {
+	return st.Status == anchor.Gone || st.Lines.Known && st.Anchor.HasLines() && st.Lines.NowStart == 0
+}
+
+// retireVerb is the command that takes r out of use, as its kind allows.
+func retireVerb(r *record.Record) string {
+	id := r.Short()
+	switch r.Kind {
+	case record.Decision:
+		return "lore journal abandon " + id
+	case record.Pattern:
+		return "lore patterns deprecate " + id
+	case record.Observation:
+		return "lore inbox dismiss " + id
+	}
+	return "lore anchor " + id + " --none"
+}
+
+// retireHint is retireVerb for a hint: how to stop tying r to code.
+func retireHint(r *record.Record) string {
+	switch r.Kind {
+	case record.Failure, record.Handoff:
+		return "drop its anchors (" + retireVerb(r) + ")"
+	}
+	return "retire it (" + retireVerb(r) + ")"
 }
 
 func staleJSON(out []staleRecord) []map[string]any {
 	list := make([]map[string]any, 0, len(out))
 	for _, sr := range out {
-		list = append(list, map[string]any{"record": recordJSON(sr.rec), "anchors": statesJSON(sr.states), "commands": retire(sr.rec)})
+		list = append(list, map[string]any{"record": recordJSON(sr.rec), "anchors": statesJSON(sr.states), "commands": retire(sr.rec, sr.states)})
 	}
 	return list
 }

@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"lore/gitrepo"
 	"lore/index"
+	"lore/inject"
 	"lore/record"
 	"lore/store"
 )
@@ -102,6 +105,11 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 		}
 		e.warn("the purged text is still in %s, left untouched: purge (lore forget <id> --purge) or revise them", strings.Join(others, ", "))
 	}
+	// An export (AGENTS.md, CLAUDE.md) is committed and pushed as the store
+	// is: one holding the text must be written again.
+	for _, f := range exportsHolding(filepath.Dir(e.store.Dir), set.Texts(ids)) {
+		e.warn("the purged text is still in %s, which holds a lore export: run 'lore export --out %s' again", f, f)
+	}
 	the := "the record"
 	if len(ids) > 1 {
 		the = "the records"
@@ -122,4 +130,38 @@ func (e *env) commitsHolding(repo string, ids []string) string {
 		return " if it was ever committed"
 	}
 	return " in commit(s) " + strings.Join(strings.Fields(out), ", ")
+}
+
+// exportsHolding lists the Markdown files at the top of the repository at
+// root (and in .github/) that hold a lore export quoting one of texts: the
+// places lore export writes to. A text is looked for by its first line,
+// as an export lays a record out.
+func exportsHolding(root string, texts []string) []string {
+	var needles []string
+	for _, t := range texts {
+		first, _, _ := strings.Cut(t, "\n")
+		if first = strings.TrimSpace(first); len(first) >= 8 {
+			needles = append(needles, first)
+		}
+	}
+	var out []string
+	for _, dir := range []string{".", ".github"} {
+		names, _ := filepath.Glob(filepath.Join(root, dir, "*.md"))
+		for _, name := range names {
+			// A committed link to /dev/zero is not read.
+			if fi, err := os.Lstat(name); err != nil || !fi.Mode().IsRegular() || fi.Size() > 4<<20 {
+				continue
+			}
+			b, err := os.ReadFile(name)
+			data := string(b)
+			if err != nil || !strings.Contains(data, inject.ExportTitle) {
+				continue
+			}
+			if slices.ContainsFunc(needles, func(n string) bool { return strings.Contains(data, n) }) {
+				rel, _ := filepath.Rel(root, name)
+				out = append(out, rel)
+			}
+		}
+	}
+	return out
 }

@@ -220,6 +220,9 @@ func promote(s *store.Store, ref string, to record.Kind, errorType string) (*rec
 			return err
 		}
 		made.From = obs.ID
+		// The code it is about comes with it, as its text and tags do: the
+		// promoted observation is out of lore stale.
+		made.Anchors = slices.Clone(obs.Anchors)
 		switch to {
 		case record.Decision:
 			err = journal.Make(made, journal.Options{})

@@ -88,8 +88,11 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 	// Every record-derived string goes through termSafe, so its text cannot
 	// drive the terminal; only the kind's colour is lore's own escape.
 	status := ""
+	if r.Anti {
+		status = "  [anti-pattern]"
+	}
 	if r.Status != record.StatusActive {
-		status = "  [" + termSafe(r.Status) + "]"
+		status += "  [" + termSafe(r.Status) + "]"
 	}
 	fmt.Fprintf(e.stdout, "%s %s%s\n", e.paint(r.Kind, string(r.Kind)), termSafe(r.ID), status)
 	e.printIndented("  ", r.Title())

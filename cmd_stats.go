@@ -62,7 +62,7 @@ func cmdStats(ctx context.Context, e *env, args []string) error {
 	}
 	when := "all receipts"
 	if !since.IsZero() {
-		when = "since " + since.Format("2006-01-02 15:04")
+		when = "since " + since.UTC().Format("2006-01-02 15:04 UTC")
 	}
 	fmt.Fprintf(e.stdout, "%s: %d session%s, %d injection%s (%d at session start, %d on prompts), %d handoff%s asked for\n",
 		when, r.Sessions, plural(r.Sessions), r.Injections, plural(r.Injections), r.AtStart, r.OnPrompt, r.Asked, plural(r.Asked))

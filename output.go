@@ -74,8 +74,12 @@ func (e *env) paint(k record.Kind, s string) string {
 // knows (a record's kind must match its ID) and keeps lore's own colour.
 func (e *env) listLine(r *record.Record) string {
 	status := ""
+	if r.Anti {
+		// Listed bare, an anti-pattern reads as advice to follow.
+		status = " [anti-pattern]"
+	}
 	if r.Status != record.StatusActive {
-		status = " [" + termSafe(record.OneLine(r.Status)) + "]"
+		status += " [" + termSafe(record.OneLine(r.Status)) + "]"
 	}
 	// The kind is padded before it is painted: the escape codes take no
 	// room on the screen.

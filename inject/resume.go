@@ -167,7 +167,7 @@ func (v *Resume) Entries() []Entry {
 		if c := v.Stale[h.ID]; c != "" {
 			by += "; " + c
 		}
-		full := fmt.Sprintf("Last handoff %s (%s%s):\n  %s", h.Short(), h.Created.Format("2006-01-02 15:04"), by, record.OneLine(h.Text))
+		full := fmt.Sprintf("Last handoff %s (%s%s):\n  %s", h.Short(), h.Created.UTC().Format("2006-01-02 15:04 UTC"), by, record.OneLine(h.Text))
 		for _, l := range transfer.Detail(h) {
 			full += "\n  " + record.OneLine(l)
 		}
@@ -209,7 +209,7 @@ func (g *GitChanges) text() string {
 	fmt.Fprintf(&b, "Git on %s:", branch)
 	label := short(g.Since)
 	if label == "" && !g.SinceTime.IsZero() {
-		label = "made " + g.SinceTime.Format("2006-01-02 15:04")
+		label = "made " + g.SinceTime.UTC().Format("2006-01-02 15:04 UTC")
 	}
 	switch {
 	case g.Note != "":

@@ -67,15 +67,8 @@ const minQuote = 8
 // of ids would leave behind. Every field is searched, unknown ones too.
 func (set *Set) Quoting(ids []string) []string {
 	var needles [][]byte
-	for _, id := range ids {
-		for _, v := range set.versions[id] {
-			fields := append([]string{v.Text, v.Rationale, v.Alternatives, v.Context, v.Solution}, v.Next...)
-			for _, f := range append(fields, v.Blocked...) {
-				if f = strings.TrimSpace(f); utf8.RuneCountInString(f) >= minQuote {
-					needles = append(needles, jsonEscaped(f))
-				}
-			}
-		}
+	for _, f := range set.Texts(ids) {
+		needles = append(needles, jsonEscaped(f))
 	}
 	var out []string
 	for id, vs := range set.versions {
@@ -90,6 +83,24 @@ func (set *Set) Quoting(ids []string) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// Texts is what every version of the records ids says, field by field,
+// trimmed, leaving out fields shorter than minQuote: what a copy of them
+// elsewhere would hold.
+func (set *Set) Texts(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		for _, v := range set.versions[id] {
+			fields := append([]string{v.Text, v.Rationale, v.Alternatives, v.Context, v.Solution}, v.Next...)
+			for _, f := range append(fields, v.Blocked...) {
+				if f = strings.TrimSpace(f); utf8.RuneCountInString(f) >= minQuote {
+					out = append(out, f)
+				}
+			}
+		}
+	}
 	return out
 }
 
