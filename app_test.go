@@ -219,3 +219,48 @@ func TestREADMEInjectExample(t *testing.T) {
 		t.Errorf("README.md's example block:\n%s\nlore injects:\n%s", m[2], got)
 	}
 }
+
+// No package compiles a regular expression when it is initialised: Go
+// initialises every linked package in every process, the prompt hook
+// included, whether the expression is used or not (an export's grammar
+// compiled at init cost each hook a fifth of a millisecond). Compile it
+// when first used (sync.OnceValue).
+func TestNoRegexpCompiledAtInit(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			ast.Inspect(g, func(n ast.Node) bool {
+				if _, ok := n.(*ast.FuncLit); ok {
+					return false // runs when called, not at init
+				}
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == "regexp" && strings.HasPrefix(sel.Sel.Name, "MustCompile") {
+						t.Errorf("%s: regexp.%s at package init; compile it when first used (sync.OnceValue)", fset.Position(sel.Pos()), sel.Sel.Name)
+					}
+				}
+				return true
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

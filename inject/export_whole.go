@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // ExportForeignLine is the line (from 1) where text lore did not write
@@ -39,9 +40,9 @@ func ExportForeignLine(doc string) int {
 		}
 		return false
 	}
-	if take(lineIs(ExportTitle)) && take(exportedRE.MatchString) {
+	if take(lineIs(ExportTitle)) && take(exportedRE().MatchString) {
 		take(lineIs(notesNotOrders)) // exports before it was added lack it
-		for _, p := range exportParts {
+		for _, p := range exportParts() {
 			if take(p.open) {
 				for take(p.line) {
 				}
@@ -55,21 +56,28 @@ func ExportForeignLine(doc string) int {
 }
 
 // exportParts are the parts of an export after its head, in the order
-// Export writes them: the line that opens each, and its lines.
-var exportParts = []struct{ open, line func(string) bool }{
-	{lineIs(exportHeading("Where the last session left off")), lineMatches(`^[a-z]+-\S+ \(\d{4}-\d\d-\d\d\):( .*)?$|^- (Next|Blocked):( .*)?$`)},
-	{lineIs(exportHeading("Patterns")), lineMatches("^- \\*\\*.*\\*\\* \\(confidence \\d+\\.\\d, `[^`]*`\\)( .*)?$")},
-	{lineIs(exportHeading("Decisions")), lineMatches("^- \\*\\*.*\\*\\* \\(\\d{4}-\\d\\d-\\d\\d, `[^`]*`\\)(:( .*)?)?$")},
-	{lineIs(exportHeading("Recurring failures")), lineMatches(`^- \d+× .*, last \d{4}-\d\d-\d\d:( .*)?$`)},
-	{lineMatches("^" + strings.ReplaceAll(regexp.QuoteMeta(strings.TrimSpace(leftOutLine)), "%d", `\d+`) + "$"), func(string) bool { return false }},
-	{lineIs(exportHeading("Recording")), func(l string) bool { return l == "```" || slices.Contains(teachLines, l) }},
-}
+// Export writes them: the line that opens each, and its lines. Compiled
+// when first asked for, not in every process (the prompt hook included):
+// at package init these took a fifth of a millisecond.
+var exportParts = sync.OnceValue(func() []exportPart {
+	teachLines := strings.Split(Teach, "\n")
+	return []exportPart{
+		{lineIs(exportHeading("Where the last session left off")), lineMatches(`^[a-z]+-\S+ \(\d{4}-\d\d-\d\d\):( .*)?$|^- (Next|Blocked):( .*)?$`)},
+		{lineIs(exportHeading("Patterns")), lineMatches("^- \\*\\*.*\\*\\* \\(confidence \\d+\\.\\d, `[^`]*`\\)( .*)?$")},
+		{lineIs(exportHeading("Decisions")), lineMatches("^- \\*\\*.*\\*\\* \\(\\d{4}-\\d\\d-\\d\\d, `[^`]*`\\)(:( .*)?)?$")},
+		{lineIs(exportHeading("Recurring failures")), lineMatches(`^- \d+× .*, last \d{4}-\d\d-\d\d:( .*)?$`)},
+		{lineMatches("^" + strings.ReplaceAll(regexp.QuoteMeta(strings.TrimSpace(leftOutLine)), "%d", `\d+`) + "$"), func(string) bool { return false }},
+		{lineIs(exportHeading("Recording")), func(l string) bool { return l == "```" || slices.Contains(teachLines, l) }},
+	}
+})
 
-// teachLines are the lines of the recording block's code.
-var teachLines = strings.Split(Teach, "\n")
+// exportPart is the line that opens a part of an export, and its lines.
+type exportPart struct{ open, line func(string) bool }
 
 // exportedRE matches exportedLine, whatever the store and the date.
-var exportedRE = regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(exportedLine), "%s", ".*") + "$")
+var exportedRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(exportedLine), "%s", ".*") + "$")
+})
 
 // exportHeading is sectionTitle's line.
 func exportHeading(title string) string { return strings.TrimSpace(sectionTitle(title)) }
