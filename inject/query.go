@@ -136,7 +136,13 @@ func (q *query) explain(r *record.Record, mask uint64) []string {
 		}
 		for _, m := range q.expand[qi] {
 			if word, ok := typed[m.term]; ok {
-				out = append(out, q.typed[qi]+"→"+word+" ("+m.how+")")
+				how := m.how
+				if how == "exact" && !strings.EqualFold(q.typed[qi], word) {
+					// One stem, two words: "logged" is not "logging",
+					// and a user weighing the match should see it.
+					how = "same stem"
+				}
+				out = append(out, q.typed[qi]+"→"+word+" ("+how+")")
 				break
 			}
 		}
