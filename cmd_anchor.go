@@ -260,7 +260,9 @@ func cmdStale(ctx context.Context, e *env, args []string) error {
 
 // staleRecords are the records in force whose anchored code is not as
 // anchored, the newest change first, and how many records in force are
-// anchored at all.
+// anchored at all. Handoffs are not among them: each is a moment's
+// history, whose files change as work goes on (resume says so of the
+// last one), and listing them grew lore stale with every session.
 func staleRecords(ctx context.Context, snap *index.Snapshot, k *anchor.Checker) ([]staleRecord, int) {
 	// Sized once: tens of thousands of anchors, grown by doubling, cost
 	// more than checking them.
@@ -269,7 +271,7 @@ func staleRecords(ctx context.Context, snap *index.Snapshot, k *anchor.Checker) 
 	docs := make([]int, 0, n) // docs[i]: the record of anchors[i]
 	records := 0
 	snap.Anchored(func(doc int, as []record.Anchor) {
-		if _, st := snap.KindStatus(doc); st == record.StatusActive {
+		if kind, st := snap.KindStatus(doc); st == record.StatusActive && kind != record.Handoff {
 			anchors = append(anchors, as...)
 			for range as {
 				docs = append(docs, doc)
