@@ -65,6 +65,8 @@ type env struct {
 	// hook: the command answers an agent's hook, which never fails (not
 	// even when its answer cannot be written).
 	hook bool
+	// recorded is the short ID of the record a capture wrote, if any.
+	recorded string
 }
 
 // structured hands v (the command's --json value) to collect, if set.
@@ -189,6 +191,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: out, stderr: stderr, getenv: os.Getenv, cwd: cwd, argv0: os.Args[0]}
 	code := e.main(args)
 	if code == exitOK && out.err != nil && !e.hook {
+		if e.recorded != "" {
+			// The record is saved: an agent that retried would make it twice.
+			return e.fail(&cliError{code: exitFailure, msg: fmt.Sprintf("recorded %s, but could not print its ID: %v", e.recorded, out.err),
+				hint: "the record is saved: do not record it again (lore show " + e.recorded + ")"})
+		}
 		return e.fail(out.err)
 	}
 	return code

@@ -145,6 +145,7 @@ func (e *env) printCaptured(r *record.Record, err error) error {
 		}
 		return err
 	}
+	e.recorded = r.Short()
 	fmt.Fprintln(e.stdout, r.Short())
 	return nil
 }

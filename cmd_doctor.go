@@ -70,9 +70,10 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	open, notes := 0, 0
 	for _, p := range probs {
 		switch {
+		case p.Fixed:
 		case p.Note:
 			notes++
-		case !p.Fixed:
+		default:
 			open++
 		}
 	}
@@ -87,10 +88,12 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		fixable := 0
 		for _, p := range probs {
 			switch {
-			case p.Note:
-				fmt.Fprintf(e.stdout, "note: %s\n", p)
 			case p.Fixed:
 				fmt.Fprintf(e.stdout, "fixed: %s\n", p)
+			case p.Note && p.Fixable:
+				fmt.Fprintf(e.stdout, "note: %s (--fix repairs it)\n", p)
+			case p.Note:
+				fmt.Fprintf(e.stdout, "note: %s\n", p)
 			case p.Fixable:
 				fixable++
 				fmt.Fprintf(e.stdout, "%s (--fix repairs it)\n", p)

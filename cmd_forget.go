@@ -89,7 +89,8 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := index.Drop(e.store); err != nil { // its segments still hold the text
-		return err
+		// The purge itself is done: say so, and what is left to do.
+		e.warn("purged from the shards, but the index, which may hold a copy, could not be removed (%v): delete %s by hand", err, filepath.Join(e.store.Dir, store.LocalDir, "index*"))
 	}
 	for _, p := range purged {
 		if p.Versions == 0 {

@@ -176,6 +176,7 @@ func cmdInbox(_ context.Context, e *env, args []string) error {
 				return err
 			}
 			fmt.Fprintf(e.stderr, "lore: promoted %s to %s %s\n", record.ShortID(r.From), r.Kind, r.Short())
+			e.recorded = r.Short()
 			fmt.Fprintln(e.stdout, r.Short())
 			return nil
 		}},

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"lore/internal/mmapfile"
+	"lore/store"
 )
 
 // The cache file (.lore/.local/anchors) holds what checks derived, each
@@ -207,7 +208,7 @@ func (c *cache) write(name string, now time.Time) error {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(name), store.DirMode); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(name), ".anchors-*")

@@ -141,7 +141,7 @@ func editCodexTOML(path string, entry *MCPEntry) (bool, error) {
 		}
 		return false, fmt.Errorf("%s%s: lore cannot edit mcp_servers.lore as written here and leave all else as it was; lore has not changed it (edit it by hand)", path, at)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), store.DirMode); err != nil {
 		return false, err
 	}
 	return true, store.WriteThrough(path, []byte(out))

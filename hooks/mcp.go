@@ -345,7 +345,7 @@ func editJSON(path string, create bool, title string, comments bool, change func
 		if !create {
 			return false, fmt.Errorf("%s does not exist: is %s installed? (or use --scope project)", dir, title)
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, store.DirMode); err != nil {
 			return false, err
 		}
 	}

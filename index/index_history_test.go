@@ -366,3 +366,45 @@ func TestUnwritableOrLockedIndexStillServes(t *testing.T) {
 		t.Errorf("segments after a build that published: %v, want one", segs)
 	}
 }
+
+// Drop succeeds while a reader writes into the index (a prompt hook during
+// a purge): RemoveAll failed with "directory not empty", and the purge,
+// done, was reported as failed. Nothing of the old index is left.
+func TestDropWhileAReaderWrites(t *testing.T) {
+	s := newTestStore(t)
+	for range 20 {
+		dir := indexDir(s)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 50 {
+			os.WriteFile(filepath.Join(dir, fmt.Sprint("seg-", i)), []byte("old text"), 0o644)
+		}
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() { // a reader adding segments as fast as it can
+			defer close(done)
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+					os.WriteFile(filepath.Join(dir, fmt.Sprint("new-", i)), []byte("x"), 0o644)
+				}
+			}
+		}()
+		err := Drop(s)
+		close(stop)
+		<-done
+		if err != nil {
+			t.Fatalf("Drop with a reader writing: %v", err)
+		}
+		left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "index*"))
+		for _, l := range left {
+			if names, _ := os.ReadDir(l); slices.ContainsFunc(names, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), "seg-") }) {
+				t.Fatalf("the old index is still in %s", l)
+			}
+		}
+		os.RemoveAll(dir)
+	}
+}

@@ -6,11 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"lore/store"
 )
 
 // tryLock takes the lock file at path if no other process holds it.
 func tryLock(path string) (func(), bool) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, store.FileMode)
 	if err != nil {
 		return nil, false
 	}

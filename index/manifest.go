@@ -1,10 +1,14 @@
 package index
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"time"
 
 	"lore/record"
 	"lore/store"
@@ -50,8 +54,28 @@ type dirEntry struct {
 func indexDir(s *store.Store) string { return filepath.Join(s.Dir, store.LocalDir, "index") }
 
 // Drop deletes the index, so that no copy of a purged record outlives it
-// in a segment; the next command rebuilds it from the shards.
-func Drop(s *store.Store) error { return os.RemoveAll(indexDir(s)) }
+// in a segment; the next command rebuilds it from the shards. The index is
+// first renamed aside, in one step: a reader writing a segment into it
+// meanwhile (a prompt hook during a purge) made RemoveAll fail with
+// "directory not empty" after the purge was done.
+func Drop(s *store.Store) error {
+	dir := indexDir(s)
+	aside := fmt.Sprintf("%s.dropped-%d", dir, time.Now().UnixNano())
+	if err := os.Rename(dir, aside); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	var err error
+	for range 5 { // a reader still writing into it finishes soon
+		if err = os.RemoveAll(aside); err == nil {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return err
+}
 
 func manifestPath(s *store.Store) string { return filepath.Join(indexDir(s), "manifest") }
 

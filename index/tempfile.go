@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+
+	"lore/store"
 )
 
 // Temporary files. The index's files are written as store.WriteAtomic
@@ -24,7 +26,7 @@ const tempPrefix = ".tmp-"
 // it holds locked until it is renamed to path.
 func writeFile(path string, parts ...[]byte) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, store.DirMode); err != nil {
 		return err
 	}
 	tmp, err := createTemp(dir, tempPrefix+filepath.Base(path)+"-*")
@@ -54,11 +56,9 @@ func writeFile(path string, parts ...[]byte) error {
 	if err := tmp.Sync(); err != nil {
 		return err
 	}
-	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm() // keep the file's mode
+		_ = tmp.Chmod(fi.Mode().Perm()) // keep the file's mode
 	}
-	_ = tmp.Chmod(mode)
 	if !renameOpen {
 		if err := tmp.Close(); err != nil {
 			return err
@@ -77,7 +77,7 @@ func writeFile(path string, parts ...[]byte) error {
 // the writer then makes another.
 func createTemp(dir, pattern string) (*os.File, error) {
 	for attempt := 0; ; attempt++ {
-		f, err := os.CreateTemp(dir, pattern)
+		f, err := store.CreateTemp(dir, pattern)
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +88,7 @@ func createTemp(dir, pattern string) (*os.File, error) {
 		if attempt == 3 {
 			// Cannot happen but by a cleaner running in a loop: write
 			// without the lock rather than not at all.
-			return os.CreateTemp(dir, pattern)
+			return store.CreateTemp(dir, pattern)
 		}
 	}
 }

@@ -255,7 +255,7 @@ func (sc *scan) publish(m *manifest, written []string) {
 			}
 		}
 	}()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, store.DirMode); err != nil {
 		return
 	}
 	unlock, ok := tryLock(filepath.Join(dir, "lock"))

@@ -55,11 +55,11 @@ func (s *Seen) Add(ids []string) {
 		return
 	}
 	dir := filepath.Dir(s.path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, store.DirMode); err != nil {
 		return
 	}
 	fi, statErr := os.Stat(s.path)
-	f, err := os.OpenFile(s.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(s.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, store.FileMode)
 	if err != nil {
 		return
 	}

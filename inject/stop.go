@@ -52,7 +52,7 @@ func saveStart(path string, st SessionStart) {
 	if err != nil {
 		return
 	}
-	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	_ = os.MkdirAll(filepath.Dir(path), store.DirMode)
 	_ = store.WriteAtomic(path, b)
 }
 

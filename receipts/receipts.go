@@ -93,12 +93,12 @@ func (l *Log) Append(ev Event) {
 		return
 	}
 	if os.IsNotExist(statErr) {
-		if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(l.path), store.DirMode); err != nil {
 			return
 		}
 		defer store.PruneOldest(filepath.Dir(l.path), maxFiles)
 	}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, store.FileMode)
 	if err != nil {
 		return
 	}

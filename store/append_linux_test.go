@@ -23,7 +23,7 @@ func TestAppendFailureLeavesNoTornLine(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 20, Max: old.Max}); err != nil {
 		t.Skip(err)
 	}
-	err := appendSynced(path, []byte("{\"id\":\"dec-2\",\"text\":\""+strings.Repeat("x", 100)+"\"}\n"))
+	_, err := appendSynced(path, []byte("{\"id\":\"dec-2\",\"text\":\""+strings.Repeat("x", 100)+"\"}\n"))
 	if rerr := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); rerr != nil {
 		t.Fatal(rerr)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,5 +77,45 @@ func TestAppendRefusesAnOversizedRecord(t *testing.T) {
 	r.Next = []string{strings.Repeat("x", MaxRecordBytes/2)}
 	if err := s.Append(r); err != nil {
 		t.Errorf("a record of half the limit: %v", err)
+	}
+}
+
+// A transaction that fails takes back what it appended, newest first: a
+// shard that held records goes back to its size, one it created goes. A
+// full disk that refused inbox promote's second write left the first, and
+// the retry made the record twice.
+func TestFailedTransactionTakesBackItsAppends(t *testing.T) {
+	s := newTestStore(t)
+	add(t, s, record.Decision, "a decision already there", nil)
+	before := readShards(t, s)
+	filesBefore, _ := s.Files()
+	refused := errors.New("the second write failed")
+	err := s.Transact(func(tx *Tx) error {
+		d, _ := s.New(record.Decision, "made in the transaction", nil)
+		if err := tx.Append(d); err != nil {
+			return err
+		}
+		o, _ := s.New(record.Observation, "in a shard the transaction creates", nil)
+		if err := tx.Append(o); err != nil {
+			return err
+		}
+		return refused
+	})
+	if err != refused {
+		t.Fatalf("Transact: %v", err)
+	}
+	filesAfter, _ := s.Files()
+	if got := readShards(t, s); got != before || !slices.Equal(filesAfter, filesBefore) {
+		t.Errorf("after a failed transaction the shards are\n%v\n%s\nnot\n%v\n%s", filesAfter, got, filesBefore, before)
+	}
+	// One that succeeds keeps both.
+	if err := s.Transact(func(tx *Tx) error {
+		d, _ := s.New(record.Decision, "kept", nil)
+		return tx.Append(d)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(readShards(t, s), "kept") {
+		t.Error("a transaction that succeeded lost its append")
 	}
 }

@@ -12,10 +12,10 @@ import (
 // WriteAtomic writes parts, one after the other, to path through a
 // temporary file and a rename, so a reader never sees half a file.
 func WriteAtomic(path string, parts ...[]byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), DirMode); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	tmp, err := CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
@@ -43,11 +43,9 @@ func WriteAtomic(path string, parts ...[]byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm() // keep the file's mode
+		_ = os.Chmod(tmp.Name(), fi.Mode().Perm()) // keep the file's mode
 	}
-	_ = os.Chmod(tmp.Name(), mode)
 	return os.Rename(tmp.Name(), path)
 }
 

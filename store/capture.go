@@ -156,20 +156,49 @@ type Finder func(ref string) (id string, shards []string, err error)
 // Tx is a read-modify-write under the store's lock: what it reads is
 // current until it returns, and everything it appends is written under
 // the same lock.
-type Tx struct{ s *Store }
+type Tx struct {
+	s        *Store
+	appended []appended // what it wrote, to undo if it fails
+}
 
-// Transact runs fn holding the store's lock.
+// Transact runs fn holding the store's lock. If fn fails, what it appended
+// is taken back, newest first: inbox promote writes a record and then the
+// observation's promoted version, and a full disk that refused the second
+// left the first, which a retry made twice.
 func (s *Store) Transact(fn func(tx *Tx) error) error {
 	unlock, err := s.Lock()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	return fn(&Tx{s})
+	tx := &Tx{s: s}
+	err = fn(tx)
+	if err != nil {
+		for i := len(tx.appended) - 1; i >= 0; i-- {
+			tx.appended[i].undo()
+		}
+	}
+	return err
 }
 
 // Append writes r, as Store.Append does, within the transaction.
-func (tx *Tx) Append(r *record.Record) error { return tx.s.appendLocked(r) }
+func (tx *Tx) Append(r *record.Record) error {
+	a, err := tx.s.appendRecord(r)
+	if err == nil {
+		tx.appended = append(tx.appended, a)
+	}
+	return err
+}
+
+// undo takes an append back: the shard goes back to its size before, and
+// a shard the append created goes.
+func (a appended) undo() {
+	if a.size == 0 {
+		_ = os.Remove(a.path)
+		return
+	}
+	_ = os.Truncate(a.path, a.size)
+}
 
 // Next starts the version after cur, stamped now (or just after cur, if
 // this clock is behind).

@@ -430,6 +430,17 @@ func (s *Store) checkAttributes(fix bool) []Problem {
 		}
 		probs = append(probs, p)
 	}
+	// A .gitignore from before lore ignored its temporary files: a note,
+	// not a failure, for every store made before.
+	path := filepath.Join(s.Dir, ".gitignore")
+	if data, err := os.ReadFile(path); err == nil && strings.Contains(string(data), ".local/") && !strings.Contains(string(data), ".tmp-*") {
+		p := Problem{File: s.Rel(path), Kind: "attributes", Fixable: true, Note: true,
+			Message: `missing lore's ".tmp-*" line: a copy of a shard an interrupted write leaves could be committed`}
+		if fix {
+			p.Fixed = WriteAtomic(path, []byte(strings.TrimRight(string(data), "\n")+"\n"+ignoreTemp)) == nil
+		}
+		probs = append(probs, p)
+	}
 	return probs
 }
 

@@ -3,8 +3,11 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -191,6 +194,9 @@ func (s *Store) Purge(ids ...string) ([]Purged, error) {
 		if err := s.rewriteShard(w.path, w.old, w.new, drop); err != nil {
 			return nil, err
 		}
+		if err := removeLeftovers(w.path); err != nil {
+			return nil, err
+		}
 	}
 	// A tombstone for each, so that a version another branch holds (a
 	// revision made there before the purge) stays purged when it is merged.
@@ -203,6 +209,25 @@ func (s *Store) Purge(ids ...string) ([]Purged, error) {
 		}
 	}
 	return out, nil
+}
+
+// removeLeftovers deletes the temporary copies of the shard at path that
+// interrupted rewrites left beside it (WriteAtomic's .tmp-NAME-*): each
+// holds the shard's text from before, a purged record's too. Rewrites run
+// under the lock, which the caller holds, so none is a write in progress.
+func removeLeftovers(path string) error {
+	dir, prefix := filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-"
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		n := filepath.Join(dir, e.Name())
+		if err := os.Remove(n); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s holds a copy of the shard from before the purge and cannot be removed: %w", n, err)
+		}
+	}
+	return nil
 }
 
 // stillHolds refuses a shard's purged content that still holds a version

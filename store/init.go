@@ -18,14 +18,17 @@ import (
 // covers the rare case of one shard changed on two branches.
 const (
 	gitattributes = "# lore: records are append-only lines; keep both sides on merge.\n*.jsonl merge=union text eol=lf\n*.toml text eol=lf\n"
-	gitignore     = "# lore: per-checkout state (writer ID, lock, caches, session state)\n.local/\n"
+	gitignore     = "# lore: per-checkout state (writer ID, lock, caches, session state)\n.local/\n" + ignoreTemp
+	// ignoreTemp keeps out of git the copy of a shard an interrupted
+	// rewrite (a purge, a repair killed part way) leaves beside it.
+	ignoreTemp = "# lore: temporary copies an interrupted write leaves\n.tmp-*\n"
 )
 
 // Init creates the store at dir (the .lore directory) if it is missing and
 // any of its files that are missing; it never overwrites. It returns the
 // files it created.
 func Init(dir string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, DirMode); err != nil {
 		return nil, err
 	}
 	var created []string
@@ -58,7 +61,7 @@ func MissingAttributes(dir string) []string {
 }
 
 func writeNew(path, body string) (bool, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
 	if errors.Is(err, os.ErrExist) {
 		return false, nil
 	}

@@ -72,10 +72,10 @@ func sessionOf(name string) string {
 // lock; any error answers true, as a block shown twice costs less than one
 // never shown.
 func FirstToAnswer(path, key string, now time.Time, window time.Duration) bool {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), DirMode); err != nil {
 		return true
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, FileMode)
 	if err != nil {
 		return true
 	}

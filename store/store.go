@@ -218,7 +218,7 @@ func randomName(n int) string {
 }
 
 func (s *Store) ensureLocal() error {
-	return os.MkdirAll(filepath.Join(s.Dir, LocalDir), 0o755)
+	return os.MkdirAll(filepath.Join(s.Dir, LocalDir), DirMode)
 }
 
 // Lock takes the store's write lock; call the returned func to release it.
@@ -228,7 +228,7 @@ func (s *Store) Lock() (func(), error) {
 	if err := s.ensureLocal(); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(s.Dir, LocalDir, "lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(filepath.Join(s.Dir, LocalDir, "lock"), os.O_RDWR|os.O_CREATE, FileMode)
 	if err != nil {
 		return nil, err
 	}
@@ -261,50 +261,66 @@ func (s *Store) Append(r *record.Record) error {
 // shard without a final newline, the record starts on a new line so it is
 // never glued to the fragment.
 func (s *Store) appendLocked(r *record.Record) error {
+	_, err := s.appendRecord(r)
+	return err
+}
+
+// appendRecord is appendLocked, saying where it wrote and the size the
+// shard had before, for a transaction to undo it.
+func (s *Store) appendRecord(r *record.Record) (appended, error) {
 	s.Redacted = append(s.Redacted, secrets.ScrubRecord(r)...)
 	s.NotUTF8 = s.NotUTF8 || !r.ValidUTF8()
 	if strings.TrimSpace(r.Text) == "" && !r.Purged() {
-		return ErrAllPrivate
+		return appended{}, ErrAllPrivate
 	}
 	if err := r.Validate(); err != nil {
-		return err
+		return appended{}, err
 	}
 	if err := kinds.Check(r); err != nil {
-		return err
+		return appended{}, err
 	}
 	data, err := r.Marshal()
 	if err != nil {
-		return err
+		return appended{}, err
 	}
 	if len(data) > MaxRecordBytes {
-		return &TooLargeError{len(data)}
+		return appended{}, &TooLargeError{len(data)}
 	}
 	path, err := s.shardPath(r.Kind, record.Origin{Branch: r.Branch, Commit: r.Commit}, r.Time)
 	if err != nil {
-		return err
+		return appended{}, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+	if err := os.MkdirAll(filepath.Dir(path), DirMode); err != nil {
+		return appended{}, err
 	}
-	return appendSynced(path, data)
+	size, err := appendSynced(path, data)
+	return appended{path, size}, err
 }
 
-func appendSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+// appended is where an append wrote: the shard and the size it had.
+type appended struct {
+	path string
+	size int64
+}
+
+// appendSynced appends data to the shard at path, and returns the size the
+// shard had before.
+func appendSynced(path string, data []byte) (int64, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, FileMode)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return err
+		return 0, err
 	}
 	size := fi.Size()
 	if size > 0 {
 		last := make([]byte, 1)
 		if _, err := f.ReadAt(last, size-1); err != nil && err != io.EOF {
 			f.Close()
-			return err
+			return size, err
 		}
 		if last[0] != '\n' {
 			data = append([]byte{'\n'}, data...)
@@ -316,14 +332,14 @@ func appendSynced(path string, data []byte) error {
 	if _, err := f.Write(data); err != nil {
 		_ = f.Truncate(size)
 		f.Close()
-		return err
+		return size, err
 	}
 	if err := f.Sync(); err != nil {
 		_ = f.Truncate(size)
 		f.Close()
-		return err
+		return size, err
 	}
-	return f.Close()
+	return size, f.Close()
 }
 
 // Files lists every shard of the given kinds (all kinds if none).
