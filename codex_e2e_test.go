@@ -350,4 +350,57 @@ remote_plugin = false
 	if !found {
 		t.Errorf("codex %s: the next session's SessionStart block does not carry the handoff recorded in the memory loop\n%s", part, out)
 	}
+
+	// 6. Use: the model runs lore show on the decision the prompt hook
+	// injected, and says nothing that names it: through exec_command, then
+	// (in a run given lore's MCP server, as [mcp_servers.lore] in
+	// config.toml would) through lore's MCP show tool. The Stop hook reads
+	// Codex's rollout (its transcript_path: the call is a response_item
+	// function_call, exec_command's with arguments {"cmd":…}, the MCP
+	// tool's named show in namespace mcp__lore with {"id":…}) and counts
+	// the decision used, as shown, in lore stats.
+	for _, via := range []struct {
+		name  string
+		args  []string
+		reply func(id string) codexReply
+	}{
+		{"exec_command", nil, func(id string) codexReply { return codexReply{cmd: "lore show " + id} }},
+		{"lore's MCP show tool", []string{"-c", fmt.Sprintf("mcp_servers.lore.command=%q", bin), "-c", `mcp_servers.lore.args=["mcp"]`},
+			func(id string) codexReply { return codexReply{show: id} }},
+	} {
+		part = "lore show through " + via.name + " counts as use"
+		api.setScript(func(r codexRequest) codexReply {
+			if r.has("function_call_output") {
+				return codexReply{text: "Done."}
+			}
+			if m := decID.FindStringSubmatch(r.loreBlock("auto-injected")); m != nil {
+				return via.reply(m[1])
+			}
+			return codexReply{text: "Noted."}
+		})
+		usedBefore, _ := loreUses(t, bin, repo, env)
+		reqs, out = ask(part, append(via.args, "Why do we store records as JSONL shards?")...)
+		short, output := "", ""
+		for _, r := range reqs {
+			if m := decID.FindStringSubmatch(r.loreBlock("auto-injected")); m != nil {
+				short = m[1]
+			}
+			for _, it := range r.Items {
+				if it.Type == "function_call_output" {
+					output = it.Output
+				}
+			}
+		}
+		if short == "" {
+			t.Fatalf("codex %s: no request carried the decision in lore's auto-injected block\n%s", part, out)
+		}
+		if !strings.Contains(output, short) {
+			t.Errorf("codex %s: the call's output sent back to the model does not show the record (did it reach lore?): %q\n%s", part, output, out)
+		}
+		used, how := loreUses(t, bin, repo, env)
+		if id := withPrefix(used, short); used[id] != usedBefore[id]+1 || how[id] != "shown" {
+			t.Errorf("codex %s: after the agent ran lore show %s, lore stats counts the decision used %d times (before: %d) and the latest use is %q (want one more use, shown); the call's output: %q\n%s",
+				part, short, used[id], usedBefore[id], how[id], output, out)
+		}
+	}
 }

@@ -29,11 +29,13 @@ type codexItem struct {
 	Output string // function_call_output, as sent
 }
 
-// codexReply is one model answer: text, or an exec_command call running
-// cmd. bigUsage reports a huge token count, which makes Codex compact.
+// codexReply is one model answer: text, an exec_command call running cmd,
+// or a call of lore's MCP show tool on the record show. bigUsage reports a
+// huge token count, which makes Codex compact.
 type codexReply struct {
 	text     string
 	cmd      string
+	show     string
 	bigUsage bool
 }
 
@@ -69,11 +71,18 @@ func (m *codexMock) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	id := fmt.Sprintf("resp_mock_%d", n)
 	var item any
-	if rep.cmd != "" {
+	switch {
+	case rep.show != "":
+		// Codex offers an MCP server's tools to the model as a namespace
+		// (mcp__<server>) and runs a function_call naming one in it.
+		args, _ := json.Marshal(map[string]any{"id": rep.show})
+		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_mock_%d", n), "call_id": fmt.Sprintf("call_mock_%d", n),
+			"namespace": "mcp__lore", "name": "show", "arguments": string(args)}
+	case rep.cmd != "":
 		args, _ := json.Marshal(map[string]any{"cmd": rep.cmd, "login": false})
 		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_mock_%d", n), "call_id": fmt.Sprintf("call_mock_%d", n),
 			"name": "exec_command", "arguments": string(args)}
-	} else {
+	default:
 		item = map[string]any{"type": "message", "role": "assistant", "id": fmt.Sprintf("msg_mock_%d", n),
 			"content": []any{map[string]any{"type": "output_text", "text": rep.text}}}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -33,13 +34,16 @@ type geminiMock struct {
 	recorder[*geminiRequest, geminiReply]
 }
 
-// geminiReply is one model answer: text, or a run_shell_command call of
-// shell. tokens is the promptTokenCount the answer reports (100 if zero):
+// geminiReply is one model answer: text, a run_shell_command call of
+// shell, or a call of the tool named call (an MCP tool: mcp_<server>_<tool>)
+// with args. tokens is the promptTokenCount the answer reports (100 if zero):
 // Gemini CLI compresses its history when that count nears the model's
 // context window.
 type geminiReply struct {
 	text   string
 	shell  string
+	call   string // a call of another tool, with args
+	args   map[string]any
 	tokens int
 }
 
@@ -164,10 +168,13 @@ func (m *geminiMock) serve(w http.ResponseWriter, r *http.Request) {
 func (m *geminiMock) answer(w http.ResponseWriter, stream bool, rep geminiReply, n int) {
 	part := map[string]any{"text": rep.text}
 	if rep.shell != "" {
+		rep.call, rep.args = "run_shell_command", map[string]any{"command": rep.shell, "description": "Run a lore command"}
+	}
+	if rep.call != "" {
 		part = map[string]any{"functionCall": map[string]any{
 			"id":   fmt.Sprintf("call_mock_%d", n),
-			"name": "run_shell_command",
-			"args": map[string]any{"command": rep.shell, "description": "Run a lore command"},
+			"name": rep.call,
+			"args": rep.args,
 		}}
 	}
 	tokens := rep.tokens
@@ -303,14 +310,15 @@ func TestGeminiCLIE2E(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	writeJSON(filepath.Join(home, ".gemini", "settings.json"), map[string]any{
+	settings := map[string]any{
 		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
 		"privacy":   map[string]any{"usageStatisticsEnabled": false},
 		"telemetry": map[string]any{"enabled": false},
 		"general":   map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
 		"model":     map[string]any{"compressionThreshold": 0.2},
 		"ui":        map[string]any{"showHomeDirectoryWarning": false},
-	})
+	}
+	writeJSON(filepath.Join(home, ".gemini", "settings.json"), settings)
 	writeJSON(filepath.Join(home, ".gemini", "trustedFolders.json"), map[string]string{repo: "TRUST_FOLDER"})
 	os.WriteFile(filepath.Join(home, ".gemini", "policies", "lore.toml"), []byte(
 		"[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"lore\"\ndecision = \"allow\"\npriority = 100\n"), 0o644)
@@ -468,4 +476,112 @@ func TestGeminiCLIE2E(t *testing.T) {
 	} else if n := strings.Count(after, handoffNext); n != 1 {
 		t.Errorf("Gemini CLI: %s: after compressing, the model was shown the handoff %d times, want exactly once; lore's blocks:\n%s", part, n, strings.Join(geminiBlocks(after), "\n"))
 	}
+
+	// 7. Use: the model runs lore show on the decision BeforeAgent injected,
+	// and says nothing that names it: through run_shell_command, then (lore's
+	// MCP server added to the user's settings, trusted) through lore's MCP
+	// show tool. AfterAgent reads Gemini CLI's session file (its
+	// transcript_path: JSONL, the call in the model message's toolCalls,
+	// named run_shell_command with args {"command":…}, or mcp_lore_show
+	// with {"id":…}) and counts the decision used, as shown, in lore stats.
+	decID := regexp.MustCompile(`\[decision\] (dec-[0-9a-z]{8})`)
+	for _, via := range []struct {
+		tool  string
+		reply func(id string) geminiReply
+	}{
+		{"run_shell_command", func(id string) geminiReply { return geminiReply{shell: "lore show " + id} }},
+		{"mcp_lore_show", func(id string) geminiReply { return geminiReply{call: "mcp_lore_show", args: map[string]any{"id": id}} }},
+	} {
+		part = "lore show through " + via.tool + " counts as use"
+		if via.tool == "mcp_lore_show" {
+			settings["mcpServers"] = map[string]any{"lore": map[string]any{"command": bin, "args": []string{"mcp"}, "trust": true}}
+			writeJSON(filepath.Join(home, ".gemini", "settings.json"), settings)
+		}
+		api.setScript(func(r *geminiRequest) geminiReply {
+			if r.toolResults(via.tool) != "" {
+				return geminiReply{text: "Done."}
+			}
+			if m := decID.FindStringSubmatch(geminiBlock(r.text(), "auto-injected")); m != nil {
+				return via.reply(m[1])
+			}
+			return geminiReply{text: "Noted."}
+		})
+		usedBefore, _ := loreUses(t, bin, repo, env)
+		short, result := "", ""
+		for _, r := range ask(part, "-p", "Why do we store records as JSONL shards?") {
+			if m := decID.FindStringSubmatch(geminiBlock(r.text(), "auto-injected")); m != nil {
+				short = m[1]
+			}
+			if res := r.toolResults(via.tool); res != "" {
+				result = res
+			}
+		}
+		if short == "" {
+			t.Fatalf("Gemini CLI: %s: the model was not shown the decision in lore's auto-injected block", part)
+		}
+		if !strings.Contains(result, short) {
+			t.Errorf("Gemini CLI: %s: the tool's result sent back to the model does not show the record (did the call reach lore?): %q", part, result)
+		}
+		used, how := loreUses(t, bin, repo, env)
+		if id := withPrefix(used, short); used[id] != usedBefore[id]+1 || how[id] != "shown" {
+			t.Errorf("Gemini CLI: %s: after the agent ran lore show %s, lore stats counts the decision used %d times (before: %d) and the latest use is %q (want one more use, shown)",
+				part, short, used[id], usedBefore[id], how[id])
+		}
+	}
+}
+
+// loreUses is what lore says of the records used in repo: for each record
+// (its full ID), how many sessions used it (lore stats --json), and how
+// the latest use was made (named, shown or restated), from the sessions'
+// receipts in .lore/.local/receipts.
+func loreUses(t *testing.T, bin, repo string, env []string) (map[string]int, map[string]string) {
+	t.Helper()
+	cmd := exec.Command(bin, "stats", "--json")
+	cmd.Dir, cmd.Env = repo, env
+	out, err := cmd.Output()
+	var rep struct {
+		Records []struct {
+			ID   string `json:"id"`
+			Used int    `json:"used"`
+		} `json:"records"`
+	}
+	if err != nil || json.Unmarshal(out, &rep) != nil {
+		t.Fatalf("lore stats --json: %v\n%s", err, out)
+	}
+	used := map[string]int{}
+	for _, r := range rep.Records {
+		used[r.ID] = r.Used
+	}
+	how, at := map[string]string{}, map[string]time.Time{}
+	files, _ := filepath.Glob(filepath.Join(repo, ".lore", ".local", "receipts", "*.jsonl"))
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		for _, line := range strings.Split(string(data), "\n") {
+			var ev struct {
+				T     time.Time         `json:"t"`
+				Event string            `json:"event"`
+				Uses  map[string]string `json:"uses"`
+			}
+			if json.Unmarshal([]byte(line), &ev) != nil || ev.Event != "used" {
+				continue
+			}
+			for id, h := range ev.Uses {
+				if !ev.T.Before(at[id]) {
+					how[id], at[id] = h, ev.T
+				}
+			}
+		}
+	}
+	return used, how
+}
+
+// withPrefix is the key of m that starts with short (a record's short
+// ID), or short.
+func withPrefix[V any](m map[string]V, short string) string {
+	for id := range m {
+		if strings.HasPrefix(id, short) {
+			return id
+		}
+	}
+	return short
 }

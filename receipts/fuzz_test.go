@@ -37,6 +37,16 @@ func FuzzReadTranscript(f *testing.F) {
 	f.Add([]byte("not json but says \"assistant\"\n{\"type\":\"assistant\",\"message\":{\"content\":5}}\n"), uint16(3))
 	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","input":{"command":""}},{"type":"text"}]}}`+"\n\n\n"), uint16(9))
 	f.Add([]byte{}, uint16(0))
+	// Codex CLI's rollout and Gemini CLI's session file (hosts_test.go),
+	// whole, cut, and in one file with Claude Code's lines.
+	f.Add([]byte(codexTranscript), uint16(1500))
+	f.Add([]byte(geminiTranscript), uint16(900))
+	f.Add([]byte(codexTranscript+`{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"show","namespace":"mcp__lore","arguments":"{\"id\":`), uint16(40))
+	f.Add([]byte(geminiTranscript+`{"id":"x","type":"gemini","content":"","toolCalls":[{"name":"run_shell_command","args":{"command":"lore show`), uint16(2000))
+	f.Add([]byte(claudeTranscript+codexTranscript+geminiTranscript), uint16(3000))
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"local_shell_call","action":{"command":[]}}}`+"\n"+
+		`{"type":"response_item","payload":{"type":"function_call","arguments":"{\"cmd\":\"\",\"command\":[\"\"]}"}}`+"\n"+
+		`{"type":"gemini","content":[{"text":""},5],"toolCalls":[{"args":{"command":""}},null]}`+"\n"), uint16(60))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
 		if len(data) > maxTranscript {

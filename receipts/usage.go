@@ -27,15 +27,14 @@ type Activity struct {
 // only matters when lore first sees a long session (installed mid-session).
 const maxTranscript = 256 << 10
 
-// ReadTranscript reads the assistant's text, shell commands and lore MCP
-// show calls from a Claude Code transcript (JSONL: one line per message
-// block, assistant lines {"type":"assistant","message":{"content":[
-// {"type":"text","text":…} | {"type":"tool_use","name":"Bash","input":
-// {"command":…}} | {"type":"tool_use","name":"mcp__lore__show","input":
-// {"id":…}}]}}), starting
-// at byte offset from (where the previous Stop left off). It returns the
-// offset it read to. A missing file, or a file in another shape, gives no
-// activity and no error worth reporting: only lines that parse count.
+// ReadTranscript reads the agent's text, shell commands and lore MCP show
+// calls from the transcript its host names in a Stop hook's
+// transcript_path, starting at byte offset from (where the previous Stop
+// left off). It returns the offset it read to. Claude Code, Codex CLI and
+// Gemini CLI each write JSONL, one record per line, and each line tells by
+// its shape whose it is (see add), so a file needs no other sign of its
+// host. A missing file, or a file in another shape, gives no activity and
+// no error worth reporting: only lines that parse count.
 func ReadTranscript(path string, from int64) (Activity, int64) {
 	var act Activity
 	// The path comes from the agent: only a regular file is read (a FIFO
@@ -63,7 +62,6 @@ func ReadTranscript(path string, from int64) (Activity, int64) {
 	}
 	r := bufio.NewReaderSize(io.LimitReader(f, size-from), 256<<10)
 	pos := from
-	marker := []byte(`"assistant"`)
 	for {
 		line, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -79,7 +77,7 @@ func ReadTranscript(path string, from int64) (Activity, int64) {
 			break // end of file, or a line still being written: read it next time
 		}
 		pos += int64(len(line))
-		if bytes.Contains(line, marker) {
+		if hasMarker(line) {
 			act.add(line)
 		}
 		if err != nil {
@@ -89,13 +87,55 @@ func ReadTranscript(path string, from int64) (Activity, int64) {
 	return act, pos
 }
 
-// transcriptLine is the part of a Claude Code transcript line lore reads.
+// markers are what a line lore reads holds, one per host: the type of a
+// Claude Code assistant line, of a Codex rollout item, of a Gemini CLI
+// model message. A line without any is not decoded.
+var markers = [][]byte{[]byte(`"assistant"`), []byte(`"response_item"`), []byte(`"gemini"`)}
+
+func hasMarker(line []byte) bool {
+	for _, m := range markers {
+		if bytes.Contains(line, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// transcriptLine is the part of a transcript line lore reads, whichever
+// host wrote it: its type says which, and which of the other fields count.
 type transcriptLine struct {
-	Type    string `json:"type"`
-	Message struct {
-		Role    string `json:"role"`
-		Content json.RawMessage
-	} `json:"message"`
+	Type string `json:"type"`
+	// Claude Code: {"type":"assistant","message":{…}}.
+	Message claudeMessage `json:"message"`
+	// Codex CLI: {"type":"response_item","payload":{…}}.
+	Payload json.RawMessage `json:"payload"`
+	// Gemini CLI: {"id":…,"type":"gemini","content":…,"toolCalls":[…]}.
+	Content   json.RawMessage `json:"content"`
+	ToolCalls json.RawMessage `json:"toolCalls"`
+}
+
+// add reads one transcript line: a Claude Code assistant message, a Codex
+// rollout's response item, or a Gemini CLI model message. Anything else,
+// or a line that does not parse, adds nothing.
+func (a *Activity) add(line []byte) {
+	var tl transcriptLine
+	if json.Unmarshal(line, &tl) != nil {
+		return
+	}
+	switch tl.Type {
+	case "assistant":
+		a.addClaude(tl.Message)
+	case "response_item":
+		a.addCodex(tl.Payload)
+	case "gemini":
+		a.addGemini(tl.Content, tl.ToolCalls)
+	}
+}
+
+// claudeMessage is a Claude Code transcript line's message.
+type claudeMessage struct {
+	Role    string `json:"role"`
+	Content json.RawMessage
 }
 
 type contentBlock struct {
@@ -112,17 +152,18 @@ type contentBlock struct {
 
 // mcpShow is lore's MCP show tool as Claude Code names it in a transcript:
 // mcp__<server>__<tool>, and lore mcp install registers the server as lore.
+// Codex CLI gives the same name split in two (see addCodex).
 const mcpShow = "mcp__lore__show"
 
-func (a *Activity) add(line []byte) {
-	var tl transcriptLine
-	if json.Unmarshal(line, &tl) != nil || tl.Type != "assistant" {
-		return
-	}
+// addClaude reads a Claude Code assistant message ({"role":"assistant",
+// "content":[{"type":"text","text":…} | {"type":"tool_use","name":"Bash",
+// "input":{"command":…}} | {"type":"tool_use","name":"mcp__lore__show",
+// "input":{"id":…}}]}, or content as one string).
+func (a *Activity) addClaude(m claudeMessage) {
 	var blocks []contentBlock
-	if json.Unmarshal(tl.Message.Content, &blocks) != nil {
+	if json.Unmarshal(m.Content, &blocks) != nil {
 		var text string
-		if json.Unmarshal(tl.Message.Content, &text) == nil {
+		if json.Unmarshal(m.Content, &text) == nil {
 			a.Texts = append(a.Texts, text)
 		}
 		return
@@ -134,10 +175,181 @@ func (a *Activity) add(line []byte) {
 		case b.Type == "tool_use" && b.Input.Command != "":
 			a.Commands = append(a.Commands, b.Input.Command)
 		case b.Type == "tool_use" && b.Name == mcpShow:
-			var id string
-			if json.Unmarshal(b.Input.ID, &id) == nil && id != "" {
-				a.Opened = append(a.Opened, id)
+			a.open(b.Input.ID)
+		}
+	}
+}
+
+// open notes an MCP show call's id, if it is a string.
+func (a *Activity) open(raw json.RawMessage) {
+	var id string
+	if json.Unmarshal(raw, &id) == nil && id != "" {
+		a.Opened = append(a.Opened, id)
+	}
+}
+
+// command notes a tool's shell command given as one string, or as an argv
+// (Codex's shell and local_shell_call: ["bash","-lc","lore show …"]),
+// which is quoted back into one command line for ranShow.
+func (a *Activity) command(raw json.RawMessage) {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		var argv []string
+		if json.Unmarshal(raw, &argv) != nil || len(argv) == 0 {
+			return
+		}
+		s = shellJoin(argv)
+	}
+	if s != "" {
+		a.Commands = append(a.Commands, s)
+	}
+}
+
+// shellJoin quotes argv into a command line that simpleCommands reads back
+// as the same words.
+func shellJoin(argv []string) string {
+	quoted := make([]string, len(argv))
+	for i, w := range argv {
+		quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(quoted, " ")
+}
+
+// codexItem is the payload of a Codex rollout's response_item line
+// ({"timestamp":…,"type":"response_item","payload":{…}}): a Responses API
+// item as Codex keeps it (its ResponseItem, "type" in snake_case; shapes
+// as Codex 0.169.0 writes them, see codexTranscript in the tests). lore
+// reads:
+//   - {"type":"message","role":"assistant","content":[{"type":"output_text","text":…}]};
+//   - {"type":"function_call","name":…,"namespace":…,"arguments":"<JSON>"}:
+//     exec_command's arguments {"cmd":…}, shell_command's {"command":…},
+//     shell's {"command":[argv]}; an MCP tool's name "show" in namespace
+//     "mcp__lore" (a name given whole, mcp__lore__show, reads the same),
+//     arguments {"id":…};
+//   - {"type":"local_shell_call","action":{"type":"exec","command":[argv]}}.
+//
+// The event_msg lines beside them repeat each call as Codex ran it
+// (item_completed): they are not read, or a call would count twice.
+type codexItem struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Name      string          `json:"name"`
+	Namespace string          `json:"namespace"`
+	Arguments string          `json:"arguments"`
+	Action    struct {
+		Command json.RawMessage `json:"command"`
+	} `json:"action"`
+}
+
+// toolArgs are the arguments of a tool call lore reads, kept raw: a
+// command as a string or an argv, an MCP show call's id.
+type toolArgs struct {
+	Cmd     json.RawMessage `json:"cmd"`
+	Command json.RawMessage `json:"command"`
+	ID      json.RawMessage `json:"id"`
+}
+
+func (a *Activity) addCodex(raw json.RawMessage) {
+	var kind struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(raw, &kind) != nil {
+		return
+	}
+	var it codexItem
+	switch kind.Type {
+	case "message", "function_call", "local_shell_call":
+		if json.Unmarshal(raw, &it) != nil {
+			return
+		}
+	default:
+		return
+	}
+	switch it.Type {
+	case "message":
+		if it.Role != "assistant" {
+			return
+		}
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(it.Content, &parts) != nil {
+			return
+		}
+		for _, p := range parts {
+			if p.Type == "output_text" {
+				a.Texts = append(a.Texts, p.Text)
 			}
+		}
+	case "function_call":
+		var args toolArgs
+		if json.Unmarshal([]byte(it.Arguments), &args) != nil {
+			return
+		}
+		a.command(args.Cmd)
+		a.command(args.Command)
+		name := it.Name
+		if it.Namespace != "" {
+			name = strings.TrimSuffix(it.Namespace, "__") + "__" + it.Name
+		}
+		if name == mcpShow {
+			a.open(args.ID)
+		}
+	case "local_shell_call":
+		a.command(it.Action.Command)
+	}
+}
+
+// geminiMCPShow is lore's MCP show tool as Gemini CLI names it:
+// mcp_<server>_<tool> (generateValidName in its tools/mcp-tool).
+const geminiMCPShow = "mcp_lore_show"
+
+// addGemini reads a Gemini CLI model message ({"id":…,"type":"gemini",
+// "content":"text" or [parts],"toolCalls":[{"name":"run_shell_command",
+// "args":{"command":…}} | {"name":"mcp_lore_show","args":{"id":…}}]}),
+// as its ChatRecordingService appends it. A message is appended again
+// each time it changes (its tool calls once they complete, with the text
+// it was first written with): its text is read only from a line without
+// tool calls, so it counts once.
+func (a *Activity) addGemini(content, toolCalls json.RawMessage) {
+	var calls []json.RawMessage
+	if len(toolCalls) > 0 && json.Unmarshal(toolCalls, &calls) != nil {
+		return
+	}
+	if len(calls) == 0 {
+		var text string
+		var parts []json.RawMessage
+		switch {
+		case json.Unmarshal(content, &text) == nil:
+			if text != "" {
+				a.Texts = append(a.Texts, text)
+			}
+		case json.Unmarshal(content, &parts) == nil:
+			for _, raw := range parts {
+				var p struct {
+					Text    string `json:"text"`
+					Thought bool   `json:"thought"`
+				}
+				if json.Unmarshal(raw, &p) == nil && p.Text != "" && !p.Thought {
+					a.Texts = append(a.Texts, p.Text)
+				}
+			}
+		}
+		return
+	}
+	for _, raw := range calls {
+		var c struct {
+			Name string   `json:"name"`
+			Args toolArgs `json:"args"`
+		}
+		if json.Unmarshal(raw, &c) != nil {
+			continue
+		}
+		a.command(c.Args.Command)
+		if c.Name == geminiMCPShow {
+			a.open(c.Args.ID)
 		}
 	}
 }
