@@ -117,6 +117,7 @@ type shardCheck struct {
 	probs, secrets []Problem
 	versions       []seenVersion
 	triage         []triaged // the observations' promotions and dismissals
+	made           []triaged // versions made from an observation (promotedTo: which)
 	err            error
 }
 
@@ -143,6 +144,9 @@ func (s *Store) checkShards(files []string, fix bool) []shardCheck {
 					c.versions[j] = seenVersion{id: v.ID, time: v.Time, line: int32(v.Source.Line), purged: v.Purged(), active: v.Active()}
 					if v.Status == record.StatusPromoted || v.Status == record.StatusDismissed {
 						c.triage = append(c.triage, triaged{j, v.PromotedTo})
+					}
+					if v.From != "" {
+						c.made = append(c.made, triaged{j, v.From})
 					}
 					if v.Kind.Dir() != dir {
 						c.probs = append(c.probs, misplaced(v, dir))

@@ -208,5 +208,40 @@ func (s *Store) triagedTwice(files []string, results []shardCheck) []Problem {
 		}
 		probs = append(probs, Problem{File: t.file, Line: t.line, Kind: "triaged-twice", Message: msg})
 	}
+	// Records made from an observation that records no promotion to them:
+	// inbox promote writes the record, then the observation's promoted
+	// version, and a crash between the two left the record with the
+	// observation still in the inbox, where a retry made it twice.
+	newestOf := map[string]time.Time{}
+	for _, r := range results {
+		for _, m := range r.made {
+			newestOf[r.versions[m.j].id] = time.Time{}
+		}
+	}
+	for _, r := range results {
+		for _, v := range r.versions {
+			if t, ok := newestOf[v.id]; ok && v.time.After(t) {
+				newestOf[v.id] = v.time
+			}
+		}
+	}
+	for i, r := range results {
+		for _, m := range r.made {
+			v := r.versions[m.j]
+			if t := seen[m.promotedTo]; t != nil && slices.Contains(t.to, v.id) {
+				continue
+			}
+			if !v.active || newestOf[v.id].After(v.time) {
+				continue // retired since, or not its newest version
+			}
+			msg := fmt.Sprintf("%s was made from %s, which records no promotion to it (a promote cut short): ", record.ShortID(v.id), record.ShortID(m.promotedTo))
+			if t := seen[m.promotedTo]; t != nil && len(t.to) > 0 {
+				msg += fmt.Sprintf("%s was promoted to %s since; keep one and retire the other", record.ShortID(m.promotedTo), record.ShortID(t.to[0]))
+			} else {
+				msg += fmt.Sprintf("run 'lore inbox dismiss %s', as %s holds it now", record.ShortID(m.promotedTo), record.ShortID(v.id))
+			}
+			probs = append(probs, Problem{File: s.Rel(files[i]), Line: int(v.line), Kind: "triaged-twice", Message: msg})
+		}
+	}
 	return probs
 }
