@@ -119,7 +119,7 @@ func (g Repo) Resolve(ctx context.Context, dir string, specs []Spec) ([]record.A
 	}
 	head, err := g.git(ctx, "", "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
-		return nil, ErrNoCommits
+		return nil, g.headError(err)
 	}
 	head = strings.TrimSpace(head)
 	out := make([]record.Anchor, 0, len(specs))
@@ -143,6 +143,20 @@ func (g Repo) Resolve(ctx context.Context, dir string, specs []Spec) ([]record.A
 		out[i].Commit = head
 	}
 	return out, nil
+}
+
+// headError is why HEAD's commit could not be read. --verify --quiet
+// exits 1 when HEAD names no commit, which is ErrNoCommits if HEAD is
+// unborn; any other failure (git missing, too slow, refusing a repository
+// another user owns) is git's, and says so.
+func (g Repo) headError(err error) error {
+	switch {
+	case gitrepo.ExitCode(err) != 1:
+		return err
+	case gitrepo.Unborn(g.Root, g.Getenv):
+		return ErrNoCommits
+	}
+	return errors.New("git rev-parse: HEAD names no commit git can read")
 }
 
 // check resolves one spec to a repository path and checks what it names:

@@ -1,6 +1,9 @@
 package anchor
 
 import (
+	"context"
+	"errors"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,5 +88,35 @@ func TestMentioned(t *testing.T) {
 		if got := Mentioned(as, []string{w}); got != want {
 			t.Errorf("Mentioned(%q) = %v", w, got)
 		}
+	}
+}
+
+// Resolve says the repository has no commits only when HEAD is unborn;
+// when git fails otherwise, it says why.
+func TestResolveSaysWhyHEADHasNoCommit(t *testing.T) {
+	ctx := context.Background()
+	specs := []Spec{{Path: "a.go"}}
+
+	unborn := t.TempDir()
+	run(t, unborn, "init", "-q")
+	write(t, unborn, "a.go", "package a\n")
+	g := Repo{Root: unborn, Getenv: func(string) string { return "" }}
+	if _, err := g.Resolve(ctx, unborn, specs); !errors.Is(err, ErrNoCommits) {
+		t.Errorf("Resolve before the first commit = %v, want ErrNoCommits", err)
+	}
+
+	// HEAD names an object the repository does not have.
+	g = gitRepo(t, map[string]string{"a.go": "package a\n"})
+	write(t, g.Root, ".git/HEAD", strings.Repeat("1", 40)+"\n")
+	if _, err := g.Resolve(ctx, g.Root, specs); err == nil || errors.Is(err, ErrNoCommits) || !strings.Contains(err.Error(), "HEAD names no commit") {
+		t.Errorf("Resolve with HEAD at a missing commit = %v", err)
+	}
+
+	// No git on PATH.
+	g = gitRepo(t, map[string]string{"a.go": "package a\n"})
+	t.Setenv("PATH", t.TempDir())
+	_, notFound := exec.LookPath("git")
+	if _, err := g.Resolve(ctx, g.Root, specs); err == nil || notFound == nil || err.Error() != "git rev-parse: "+notFound.Error() {
+		t.Errorf("Resolve without git = %v, want git rev-parse: %v", err, notFound)
 	}
 }

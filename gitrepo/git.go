@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,6 +207,29 @@ func ReadHead(dir string, getenv func(string) string) Head {
 		o.Author = authorFromConfig(r, getenv)
 	}
 	return o
+}
+
+// Unborn reports whether HEAD in the repository containing dir is unborn:
+// it names a branch that does not exist yet, as before the first commit
+// or on a new orphan branch. It is false wherever lore cannot tell (no
+// repository, HEAD unreadable, a branch that exists but does not read).
+func Unborn(dir string, getenv func(string) string) bool {
+	r, err := FindRepo(dir, getenv)
+	if err != nil {
+		return false
+	}
+	dg := r.dotGit()
+	head, err := dg.Ref(plumbing.HEAD)
+	if err != nil || head.Type() != plumbing.SymbolicReference || !head.Target().IsBranch() || head.Target().Validate() != nil {
+		return false
+	}
+	// Neither a loose ref (one that exists but does not read is not
+	// unborn) nor a packed one.
+	if _, err := os.Lstat(filepath.Join(r.CommonDir, filepath.FromSlash(head.Target().String()))); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	_, err = dg.Ref(head.Target())
+	return errors.Is(err, plumbing.ErrReferenceNotFound)
 }
 
 // rebasing names the branch a rebase in progress rewrites: HEAD is

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -46,9 +45,9 @@ func checkIndex(t *testing.T, r *Repo) *GitIndex {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st := fi.Sys().(*syscall.Stat_t)
-		if e.Size != uint32(fi.Size()) || e.Ino != uint32(st.Ino) || e.MtimeSec != uint32(fi.ModTime().Unix()) {
-			t.Errorf("%s: entry %+v, file size %d ino %d mtime %d", name, e, fi.Size(), st.Ino, fi.ModTime().Unix())
+		ino := Inode(fi)
+		if e.Size != uint32(fi.Size()) || e.Ino != uint32(ino) || e.MtimeSec != uint32(fi.ModTime().Unix()) {
+			t.Errorf("%s: entry %+v, file size %d ino %d mtime %d", name, e, fi.Size(), ino, fi.ModTime().Unix())
 		}
 	}
 	if len(names) != 3 {
@@ -96,7 +95,7 @@ func TestIndexMayDiffer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return fi.Size(), fi.ModTime().UnixNano(), fi.Sys().(*syscall.Stat_t).Ino
+		return fi.Size(), fi.ModTime().UnixNano(), Inode(fi)
 	}
 	g := checkIndex(t, r)
 	size, mtime, ino := stat(shard)

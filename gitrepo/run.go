@@ -158,7 +158,29 @@ func RunInput(ctx context.Context, getenv func(string) string, dir, stdin string
 		argv = append(argv, overrides...)
 	}
 	argv = append(append(append(argv, args[0]), sub.flags...), args[1:]...)
-	return runGit(ctx, argv, args[0], stdin)
+	out, err := runGit(ctx, argv, args[0], stdin)
+	if args[0] == "diff" && ExitCode(err) != 0 && ctx.Err() == nil {
+		err = noRepository(ctx, dir, err)
+	}
+	return out, err
+}
+
+// noRepository is why git diff failed in dir: that git finds no repository
+// there, when that is so, or else err. Outside a repository git diff does
+// not say so but compares files (as with --no-index), and fails at lore's
+// arguments ("unknown option `cached'"): so when it does not see the
+// repository lore found, because it refuses one another user owns
+// (safe.directory) or cannot read it, that is the cause. rev-parse runs
+// only after git diff ran and failed.
+func noRepository(ctx context.Context, dir string, err error) error {
+	argv := append(append([]string{"-C", dir}, safeArgs...), "rev-parse", "--git-dir")
+	if _, why := runGit(ctx, argv, "rev-parse", ""); why != nil && ctx.Err() == nil {
+		if e, ok := why.(*Error); ok && !strings.HasPrefix(e.Msg, "git: ") {
+			e.Msg = "git: " + strings.TrimPrefix(e.Msg, "git rev-parse: ")
+		}
+		return why
+	}
+	return err
 }
 
 // runGit runs git with argv and the safe environment; name is the
@@ -177,25 +199,52 @@ func runGit(ctx context.Context, argv []string, name, stdin string) (string, err
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, "GIT_CONFIG=") || slices.ContainsFunc(locationVars, func(v string) bool { return strings.HasPrefix(kv, v+"=") })
 	}), safeEnv...)
-	// A program git started can outlive git holding its output open; the
-	// timeout must still end the wait.
-	cmd.WaitDelay = time.Second
+	// The context's end kills git and all it started (see runInGroup); a
+	// program that left git's process group can still hold git's output
+	// open, and WaitDelay bounds the wait for it, after the deadline or
+	// after git exits.
+	cmd.WaitDelay = waitDelay
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if err := runInGroup(cmd); err != nil {
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			return "", &Error{Msg: "git " + name + ": timed out"}
+		case ctx.Err() != nil:
+			return "", &Error{Msg: "git " + name + ": " + ctx.Err().Error()}
 		}
 		code := 0
 		if exit, ok := err.(*exec.ExitError); ok {
 			code = exit.ExitCode()
 		}
 		if reason := gitReason(stderr.String()); reason != "" {
+			if trust := safeDirectoryAdvice(stderr.String()); trust != "" {
+				// git refuses the repository: the command is not the cause.
+				return "", &Error{"git: " + reason + "; " + trust, code}
+			}
 			return "", &Error{"git " + name + ": " + reason, code}
 		}
-		return "", &Error{"git " + name + ": " + err.Error() + ", with no message", code}
+		// err says how git failed: not found, killed, exit status.
+		return "", &Error{"git " + name + ": " + err.Error(), code}
 	}
 	return stdout.String(), nil
+}
+
+// waitDelay is how long git's output is waited for once git has exited or
+// been killed (see runGit).
+const waitDelay = 100 * time.Millisecond
+
+// safeDirectoryAdvice is git's advice when it refuses a repository owned
+// by another user (safe.directory): the command that trusts it, which
+// lore passes on and never runs (nor bypasses) itself. It is "" when git
+// gave none.
+func safeDirectoryAdvice(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "git config --global --add safe.directory ") {
+			return "if you trust it, run: " + l
+		}
+	}
+	return ""
 }
 
 // gitReason is the line of git's stderr that says why it failed: the first
