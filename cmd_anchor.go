@@ -60,11 +60,22 @@ func (e *env) anchorTo(s *store.Store, r *record.Record, files []string) error {
 // fileError is a file that cannot be anchored as a usage error, named as
 // the caller gave it: --file, or lore mcp's file.
 func (e *env) fileError(err error) error {
+	if !isSpecError(err) {
+		return err // git failed, not the file named: exit 1
+	}
 	var se *anchor.SpecError
 	if e.toolFiles && errors.As(err, &se) {
 		return usageError("", "%s", se.Named("file"))
 	}
 	return usageError("", "%v", err)
+}
+
+// isSpecError reports whether err is about the --file values or the
+// repository's state (no commit yet), which the user changes, rather than
+// git failing (missing, too slow, refusing the repository).
+func isSpecError(err error) bool {
+	var se *anchor.SpecError
+	return errors.As(err, &se) || errors.Is(err, anchor.ErrNoCommits)
 }
 
 func parseSpecs(files []string) ([]anchor.Spec, error) {
@@ -144,6 +155,9 @@ func cmdAnchor(ctx context.Context, e *env, args []string) error {
 	var anchors []record.Anchor
 	if len(specs) > 0 {
 		if anchors, err = repo.Resolve(ctx, e.cwd, specs); err != nil {
+			if !isSpecError(err) {
+				return fmt.Errorf("anchor: %w", err)
+			}
 			return usageError("", "anchor: %v", err)
 		}
 	}
