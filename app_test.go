@@ -98,20 +98,9 @@ func TestGroupVerbsDispatch(t *testing.T) {
 // reading it.
 func TestNoProcessEnvironmentBelowCLI(t *testing.T) {
 	allowed := map[string]bool{"gitrepo/run.go: os.Environ": true} // git's own environment
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != "." {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || filepath.Dir(path) == "." || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
+	eachSourceFile(t, func(path string, fset *token.FileSet, f *ast.File) {
+		if filepath.Dir(path) == "." {
+			return // the CLI itself
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			sel, ok := n.(*ast.SelectorExpr)
@@ -128,6 +117,29 @@ func TestNoProcessEnvironmentBelowCLI(t *testing.T) {
 			}
 			return true
 		})
+	})
+}
+
+// eachSourceFile parses every Go file of the module but tests (and
+// testdata, and dot directories) and hands it to check.
+func eachSourceFile(t *testing.T, check func(path string, fset *token.FileSet, f *ast.File)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		check(path, fset, f)
 		return nil
 	})
 	if err != nil {
@@ -226,21 +238,7 @@ func TestREADMEInjectExample(t *testing.T) {
 // compiled at init cost each hook a fifth of a millisecond). Compile it
 // when first used (sync.OnceValue).
 func TestNoRegexpCompiledAtInit(t *testing.T) {
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != "." {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
+	eachSourceFile(t, func(_ string, fset *token.FileSet, f *ast.File) {
 		for _, decl := range f.Decls {
 			g, ok := decl.(*ast.GenDecl)
 			if !ok || g.Tok != token.VAR {
@@ -258,9 +256,5 @@ func TestNoRegexpCompiledAtInit(t *testing.T) {
 				return true
 			})
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
