@@ -53,6 +53,17 @@ func (e *env) anchorTo(s *store.Store, r *record.Record, files []string) error {
 		// Not before a first commit, as --file is not: anchors need a
 		// history to be checked against.
 		r.Anchors = repo.Named(ctx, r.SearchText(), s.Origin().Commit)
+		if len(r.Anchors) > 0 {
+			// Said, because the one file of that name may be a fixture
+			// the text was not about (a wsgi.py in tests/, named by an
+			// error message about the user's own).
+			var paths []string
+			for _, a := range r.Anchors {
+				paths = append(paths, a.Path)
+			}
+			fmt.Fprintf(e.stderr, "lore: anchored to %s, named in the text (lore anchor %s --file PATH to choose, --none to drop)\n",
+				lineSafe(strings.Join(paths, ", ")), r.Short())
+		}
 	}
 	return nil
 }

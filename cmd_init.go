@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"lore/gitrepo"
@@ -75,9 +76,11 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 		dir = filepath.Join(e.cwd, dir)
 	}
 	// A store you create is one you trust; one that came with a clone
-	// waits for lore trust, even if init adds a file to it.
+	// waits for lore trust, even if init adds a file to it. A .local of
+	// this checkout's own (left by a store on another branch: git keeps
+	// what it does not track) came with nothing.
 	entries, _ := os.ReadDir(dir)
-	fresh := len(entries) == 0
+	fresh := !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() != store.LocalDir })
 	created, err := store.Init(dir)
 	if err != nil {
 		return err

@@ -57,7 +57,7 @@ func Clause(states []State) string {
 		}
 		switch {
 		case len(parts) < 2:
-			parts = append(parts, s.describe(path.Base(s.Anchor.Path), path.Base(s.Path)))
+			parts = append(parts, s.describe(shortNames(s.Anchor.Path, s.Path)))
 			named[s.Anchor.Path] = true
 		case !named[s.Anchor.Path]:
 			more[s.Anchor.Path] = true
@@ -71,6 +71,23 @@ func Clause(states []State) string {
 		parts = append(parts, fmt.Sprintf("%d more files changed", len(more)))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// shortNames names a file and where it is now by their base names, as a
+// clause does, unless those are one name: a move between directories
+// (common/maps/maps.go to common/hmaps/maps.go) read "maps.go moved to
+// maps.go". Then it names the directories from where they part.
+func shortNames(was, now string) (string, string) {
+	a, b := path.Base(was), path.Base(now)
+	if a != b || was == now {
+		return a, b
+	}
+	wd, nd := strings.Split(path.Dir(was), "/"), strings.Split(path.Dir(now), "/")
+	i := 0
+	for i < len(wd) && i < len(nd) && wd[i] == nd[i] {
+		i++
+	}
+	return path.Join(append(wd[i:], a)...), path.Join(append(nd[i:], b)...)
 }
 
 // Describe is the state in words, naming files by their full paths.

@@ -258,6 +258,7 @@ func (sc *scan) publish(m *manifest, written []string) {
 	if err := os.MkdirAll(dir, store.DirMode); err != nil {
 		return
 	}
+	store.IgnoreLocal(sc.store.Dir)
 	unlock, ok := tryLock(filepath.Join(dir, "lock"))
 	if !ok {
 		return

@@ -227,7 +227,11 @@ func (g *GitChanges) text() string {
 		fmt.Fprintf(&b, "\n  %s commit%s since the handoff (%s):", more, plural(len(g.Commits)), label)
 		for i, c := range g.Commits[:n] {
 			if i == maxListed {
-				fmt.Fprintf(&b, "\n    … %d more (git log)", n-maxListed)
+				plus := ""
+				if len(g.Commits) > n { // the log stops at 51: there are more
+					plus = "+"
+				}
+				fmt.Fprintf(&b, "\n    … %d%s more (git log)", n-maxListed, plus)
 				break
 			}
 			fmt.Fprintf(&b, "\n    %s", c)

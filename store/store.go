@@ -53,7 +53,25 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	IgnoreLocal(dir)
 	return &Store{Dir: dir, Config: cfg}, nil
+}
+
+// IgnoreLocal makes the store's .local directory, if there is one, ignore
+// itself (a .gitignore of "*" in it). .lore/.gitignore, which names it,
+// is tracked: checked out at a commit from before the store (an old tag, a
+// bisect), it is gone, and git add -A took the index, the caches and the
+// receipts with their prompts. One stat when it is there already.
+func IgnoreLocal(dir string) {
+	local := filepath.Join(dir, LocalDir)
+	ignore := filepath.Join(local, ".gitignore")
+	if _, err := os.Lstat(ignore); !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if fi, err := os.Lstat(local); err != nil || !fi.IsDir() {
+		return
+	}
+	_, _ = writeNew(ignore, "# lore: this directory is per checkout, never committed\n*\n")
 }
 
 // Check says whether dir is a store lore can open, without reading a
@@ -218,7 +236,11 @@ func randomName(n int) string {
 }
 
 func (s *Store) ensureLocal() error {
-	return os.MkdirAll(filepath.Join(s.Dir, LocalDir), DirMode)
+	if err := os.MkdirAll(filepath.Join(s.Dir, LocalDir), DirMode); err != nil {
+		return err
+	}
+	IgnoreLocal(s.Dir)
+	return nil
 }
 
 // Lock takes the store's write lock; call the returned func to release it.

@@ -1,0 +1,30 @@
+package inject
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The log stops at 51 commits: past 50, the count of those not listed is
+// a floor too ("50+ commits … 40 more" read as if there were 50, where a
+// rebase onto upstream had brought 723).
+func TestCommitsPastTheLogSayTheyAreMore(t *testing.T) {
+	for _, c := range []struct {
+		n          int
+		head, tail string
+	}{
+		{12, "12 commits since the handoff", "… 2 more (git log)"},
+		{50, "50 commits since the handoff", "… 40 more (git log)"},
+		{51, "50+ commits since the handoff", "… 40+ more (git log)"},
+	} {
+		g := &GitChanges{Branch: "main", Since: "abc1234def"}
+		for i := range c.n {
+			g.Commits = append(g.Commits, fmt.Sprintf("c%06d subject %d", i, i))
+		}
+		got := g.text()
+		if !strings.Contains(got, c.head) || !strings.Contains(got, c.tail) {
+			t.Errorf("%d commits:\n%s\nwant %q and %q", c.n, got, c.head, c.tail)
+		}
+	}
+}
