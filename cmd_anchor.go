@@ -116,6 +116,9 @@ func (e *env) codeChecker(s *store.Store) *anchor.Checker {
 	k := anchor.ForStore(s.Dir, e.getenv)
 	if k != nil {
 		k.DateLinks = true // stale and show print when the code changed
+		// A command may take the time to find every move; the hooks keep
+		// git's rename limit (see anchor.Checker.AllRenames).
+		k.AllRenames = true
 	}
 	return k
 }

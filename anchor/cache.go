@@ -119,7 +119,7 @@ func (c *cache) get(key string) (string, bool) {
 	if v, ok := c.added[key]; ok {
 		return v, true
 	}
-	if c.dropTree && (key[0] == 'm' || key[0] == 'w') {
+	if c.dropTree && derivedFromTree(key[0]) {
 		return "", false
 	}
 	prefix := key + "\t"
@@ -142,7 +142,7 @@ func (c *cache) setTree(tree string) {
 	}
 	c.tree, c.dropTree = tree, true
 	for k := range c.added {
-		if k[0] == 'm' || k[0] == 'w' {
+		if derivedFromTree(k[0]) {
 			delete(c.added, k)
 		}
 	}
@@ -150,7 +150,14 @@ func (c *cache) setTree(tree string) {
 
 func fileKey(path string) string         { return "f\t" + field(path) }
 func diffKey(old, new string) string     { return "d\t" + old + "\t" + new }
-func moveKey(commit, path string) string { return "m\t" + commit + "\t" + field(path) }
+// moveKey keys where path, anchored at commit, went: 'M' when every
+// rename was looked for (Checker.AllRenames), 'm' within git's limit.
+func moveKey(commit, path string, all bool) string {
+	if all {
+		return "M\t" + commit + "\t" + field(path)
+	}
+	return "m\t" + commit + "\t" + field(path)
+}
 func whenKey(path string) string         { return "w\t" + field(path) }
 func (e fileEntry) value() string {
 	return strconv.FormatInt(e.mtime, 10) + "\t" + strconv.FormatInt(e.size, 10) + "\t" + strconv.FormatUint(e.ino, 10) + "\t" + e.id
@@ -172,13 +179,17 @@ func (c *cache) file(path string) (fileEntry, bool) {
 }
 
 // move is where a gone path went ("" for nowhere), if known.
-func (c *cache) move(commit, path string) (string, bool) {
-	v, ok := c.get(moveKey(commit, path))
+func (c *cache) move(commit, path string, all bool) (string, bool) {
+	v, ok := c.get(moveKey(commit, path, all))
 	return unfield(v), ok
 }
 
+// derivedFromTree: entries of this type are derived from HEAD and git's
+// index (moves, commit times), void once the tree changes.
+func derivedFromTree(t byte) bool { return t == 'm' || t == 'M' || t == 'w' }
+
 // keyFields is how many fields of a line of each type make its key.
-var keyFields = map[byte]int{'f': 2, 'd': 3, 'm': 3, 'w': 2}
+var keyFields = map[byte]int{'f': 2, 'd': 3, 'm': 3, 'M': 3, 'w': 2}
 
 // write replaces the cache file with what was read and what was set.
 func (c *cache) write(name string, now time.Time) error {
@@ -189,7 +200,7 @@ func (c *cache) write(name string, now time.Time) error {
 		}
 		n, known := keyFields[l[0]]
 		f := strings.SplitN(l, "\t", n+1)
-		if !known || len(f) != n+1 || c.dropTree && (l[0] == 'm' || l[0] == 'w') {
+		if !known || len(f) != n+1 || c.dropTree && derivedFromTree(l[0]) {
 			continue
 		}
 		key := strings.Join(f[:n], "\t")

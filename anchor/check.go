@@ -62,6 +62,12 @@ type Checker struct {
 	// submodule). Only commands that show the date ask for it: the hooks
 	// never show one and run on every prompt.
 	DateLinks bool
+	// AllRenames looks for moved files however many files the range
+	// adds (git diff -l0): git gives up on renames past diff.renameLimit
+	// (1,000 files), and a file moved a year ago in a large repository
+	// read "gone". The commands that show moves set it; the hooks keep
+	// git's limit, which bounds their time, and cache apart.
+	AllRenames bool
 	cacheFile string
 	c         *cache
 	dirty     bool
@@ -267,7 +273,7 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int, commit
 		if commit == "" && commitOf != nil {
 			commit = commitOf(states[i].Index)
 		}
-		to, known := k.c.move(commit, a.Path)
+		to, known := k.c.move(commit, a.Path, k.AllRenames)
 		if !known {
 			var seen bool
 			to, seen = k.moved(ctx, renames, commit, a.Path)
@@ -280,7 +286,7 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int, commit
 			// What git did not answer within the caller's deadline (the
 			// prompt hook's) is not known to be nowhere: not cached.
 			if ctx.Err() == nil {
-				k.c.set(moveKey(commit, a.Path), field(to))
+				k.c.set(moveKey(commit, a.Path, k.AllRenames), field(to))
 				k.dirty = true
 			}
 		}
@@ -348,7 +354,11 @@ func (k *Checker) moved(ctx context.Context, renames map[string]map[string]strin
 // files) to their new paths ("" if deleted); nil if git cannot tell (a
 // commit not in this clone).
 func (k *Checker) renames(ctx context.Context, commit string) map[string]string {
-	args := []string{"diff", "--find-renames", "--name-status", "-z", commit, "--"}
+	args := []string{"diff", "--find-renames", "--name-status", "-z"}
+	if k.AllRenames {
+		args = append(args, "-l0")
+	}
+	args = append(args, commit, "--")
 	if k.Exclude != "" {
 		args = append(args, ".", ":(exclude)"+k.Exclude)
 	}

@@ -262,8 +262,8 @@ func TestCacheRoundTrip(t *testing.T) {
 		fileKey("a.go"):          fileEntry{mtime: 1}.value(),
 		fileKey("a.go.bak"):      fileEntry{mtime: 2}.value(),
 		diffKey("o", "n"):        "1,2,3",
-		moveKey("abc", "old.go"): field(""),
-		moveKey("abc", "b.go"):   field("c d.go"),
+		moveKey("abc", "old.go", false): field(""),
+		moveKey("abc", "b.go", false):   field("c d.go"),
 		whenKey("old.go"):        "42",
 	}
 	for k, v := range entries {
@@ -282,14 +282,14 @@ func TestCacheRoundTrip(t *testing.T) {
 			t.Errorf("%q: %q, %v; want %q", k, got, ok, v)
 		}
 	}
-	if to, ok := back.move("abc", "b.go"); !ok || to != "c d.go" {
+	if to, ok := back.move("abc", "b.go", false); !ok || to != "c d.go" {
 		t.Errorf("move: %q %v", to, ok)
 	}
 	if _, ok := back.get(fileKey("a")); ok {
 		t.Error("a key found by its prefix")
 	}
 	back.setTree("head:3:4")
-	if _, ok := back.move("abc", "b.go"); ok {
+	if _, ok := back.move("abc", "b.go", false); ok {
 		t.Error("a rename survived a new tree")
 	}
 	if err := back.write(name, time.Unix(0, 100)); err != nil {
@@ -320,7 +320,7 @@ func FuzzReadCache(f *testing.F) {
 		}
 		c := readCache(name)
 		c.file("a.go")
-		c.move("c", "p")
+		c.move("c", "p", false)
 		c.get(diffKey("o", "n"))
 		if err := c.write(name, c.written); err != nil {
 			t.Fatal(err)
