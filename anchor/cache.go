@@ -148,8 +148,9 @@ func (c *cache) setTree(tree string) {
 	}
 }
 
-func fileKey(path string) string         { return "f\t" + field(path) }
-func diffKey(old, new string) string     { return "d\t" + old + "\t" + new }
+func fileKey(path string) string     { return "f\t" + field(path) }
+func diffKey(old, new string) string { return "d\t" + old + "\t" + new }
+
 // moveKey keys where path, anchored at commit, went: 'M' when every
 // rename was looked for (Checker.AllRenames), 'm' within git's limit.
 func moveKey(commit, path string, all bool) string {
@@ -158,7 +159,7 @@ func moveKey(commit, path string, all bool) string {
 	}
 	return "m\t" + commit + "\t" + field(path)
 }
-func whenKey(path string) string         { return "w\t" + field(path) }
+func whenKey(path string) string { return "w\t" + field(path) }
 func (e fileEntry) value() string {
 	return strconv.FormatInt(e.mtime, 10) + "\t" + strconv.FormatInt(e.size, 10) + "\t" + strconv.FormatUint(e.ino, 10) + "\t" + e.id
 }

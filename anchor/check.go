@@ -68,10 +68,10 @@ type Checker struct {
 	// read "gone". The commands that show moves set it; the hooks keep
 	// git's limit, which bounds their time, and cache apart.
 	AllRenames bool
-	cacheFile string
-	c         *cache
-	dirty     bool
-	now       func() time.Time
+	cacheFile  string
+	c          *cache
+	dirty      bool
+	now        func() time.Time
 }
 
 // NewChecker checks anchors in repo, caching in cacheFile.

@@ -258,13 +258,13 @@ func TestCacheRoundTrip(t *testing.T) {
 	c := readCache(filepath.Join(t.TempDir(), "none"))
 	c.setTree("head:1:2")
 	entries := map[string]string{
-		fileKey("a\tb\n.go"):     fileEntry{mtime: 5, size: 6, ino: 7, id: "x"}.value(),
-		fileKey("a.go"):          fileEntry{mtime: 1}.value(),
-		fileKey("a.go.bak"):      fileEntry{mtime: 2}.value(),
-		diffKey("o", "n"):        "1,2,3",
+		fileKey("a\tb\n.go"):            fileEntry{mtime: 5, size: 6, ino: 7, id: "x"}.value(),
+		fileKey("a.go"):                 fileEntry{mtime: 1}.value(),
+		fileKey("a.go.bak"):             fileEntry{mtime: 2}.value(),
+		diffKey("o", "n"):               "1,2,3",
 		moveKey("abc", "old.go", false): field(""),
 		moveKey("abc", "b.go", false):   field("c d.go"),
-		whenKey("old.go"):        "42",
+		whenKey("old.go"):               "42",
 	}
 	for k, v := range entries {
 		c.set(k, v)
