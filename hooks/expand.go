@@ -16,9 +16,11 @@ const (
 	// every string of settings.json, resolveEnvVarsInObject, and leaves an
 	// unset one as written).
 	DollarVars
-	// BraceVars: ${…} only (Claude Code's .mcp.json, ${VAR} and
-	// ${VAR:-default}; Cursor's and VS Code's mcp.json, ${env:VAR},
-	// ${userHome}, ${workspaceFolder}).
+	// BraceVars: ${…} only. Claude Code 2.1.330 expands the command of
+	// an MCP entry when it holds "${" (checked in its binary: the server
+	// config's command goes through its env expansion); Cursor's and VS
+	// Code's mcp.json (${env:VAR}, ${userHome}, ${workspaceFolder}) are
+	// taken from their documentation: neither runs here.
 	BraceVars
 )
 

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 
@@ -40,25 +39,10 @@ func writeFile(path string, parts ...[]byte) error {
 		}
 		tmp.Close()
 	}()
-	size := 0
-	for _, p := range parts {
-		size += len(p)
-	}
-	w := bufio.NewWriterSize(tmp, min(size, 256<<10))
-	for _, p := range parts {
-		if _, err := w.Write(p); err != nil {
-			return err
-		}
-	}
-	if err := w.Flush(); err != nil {
+	if err := store.WriteSynced(tmp, parts...); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if fi, err := os.Stat(path); err == nil {
-		_ = tmp.Chmod(fi.Mode().Perm()) // keep the file's mode
-	}
+	store.KeepMode(tmp, path)
 	if !renameOpen {
 		if err := tmp.Close(); err != nil {
 			return err

@@ -20,33 +20,43 @@ func WriteAtomic(path string, parts ...[]byte) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	// Buffered: an index segment comes in a piece or two per record.
-	size := 0
-	for _, data := range parts {
-		size += len(data)
-	}
-	w := bufio.NewWriterSize(tmp, min(size, 256<<10))
-	for _, data := range parts {
-		if _, err := w.Write(data); err != nil {
-			tmp.Close()
-			return err
-		}
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
+	if err := WriteSynced(tmp, parts...); err != nil {
 		tmp.Close()
 		return err
 	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(path); err == nil {
-		_ = os.Chmod(tmp.Name(), fi.Mode().Perm()) // keep the file's mode
-	}
+	KeepMode(tmp, path)
 	return os.Rename(tmp.Name(), path)
+}
+
+// WriteSynced writes parts to f, buffered (an index segment comes in a
+// piece or two per record), and syncs it: what a rename then puts in
+// place is on disk.
+func WriteSynced(f *os.File, parts ...[]byte) error {
+	size := 0
+	for _, data := range parts {
+		size += len(data)
+	}
+	w := bufio.NewWriterSize(f, min(size, 256<<10))
+	for _, data := range parts {
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// KeepMode gives the temporary file tmp, about to replace path, the mode
+// path has, if it exists: a new file keeps the mode it was made with.
+func KeepMode(tmp *os.File, path string) {
+	if fi, err := os.Stat(path); err == nil {
+		_ = os.Chmod(tmp.Name(), fi.Mode().Perm())
+	}
 }
 
 // WriteThrough is WriteAtomic for a file outside the store that the user
