@@ -307,9 +307,7 @@ func staleRecords(ctx context.Context, snap *index.Snapshot, k *anchor.Checker) 
 			records++
 		}
 	})
-	// An anchor written by hand, without its commit: its record's.
-	commit := func(i int) string { return snap.Record(docs[i]).Commit }
-	states := k.Stale(ctx, anchors, commit)
+	states := k.Stale(ctx, anchors)
 	_ = k.Save() // a cache that could not be written costs the next check only
 	var out []staleRecord
 	for i := 0; i < len(states); {

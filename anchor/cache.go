@@ -18,10 +18,10 @@ import (
 //
 //	f  path → mtime size inode id   a file's object ID, while its stat holds
 //	d  old new → hunks              the changes between two contents, for good
-//	m  commit path → newpath        where rename detection found a gone path
+//	r  path → newpath               where a gone path went ("" if deleted)
 //	w  path → unixtime              when a gone path was last changed by a commit
 //
-// The m and w entries were derived under the tree named in the header (HEAD
+// The r and w entries were derived under the tree named in the header (HEAD
 // and the git index): when that moves, they are void. Entries are lines of
 // tab-separated fields, sorted, so that a reader that needs a few of them
 // (the prompt hook) finds each by bisection instead of parsing the file; a
@@ -151,13 +151,15 @@ func (c *cache) setTree(tree string) {
 func fileKey(path string) string     { return "f\t" + field(path) }
 func diffKey(old, new string) string { return "d\t" + old + "\t" + new }
 
-// moveKey keys where path, anchored at commit, went: 'M' when every
-// rename was looked for (Checker.AllRenames), 'm' within git's limit.
-func moveKey(commit, path string, all bool) string {
+// moveKey keys where path went: 'R' when every rename was looked for
+// (Checker.AllRenames), 'r' within git's limit. (An older lore keyed
+// moves by the anchor's commit as well, as 'm' and 'M': lines of a type
+// no longer known are dropped when the file is written.)
+func moveKey(path string, all bool) string {
 	if all {
-		return "M\t" + commit + "\t" + field(path)
+		return "R\t" + field(path)
 	}
-	return "m\t" + commit + "\t" + field(path)
+	return "r\t" + field(path)
 }
 func whenKey(path string) string { return "w\t" + field(path) }
 func (e fileEntry) value() string {
@@ -180,17 +182,17 @@ func (c *cache) file(path string) (fileEntry, bool) {
 }
 
 // move is where a gone path went ("" for nowhere), if known.
-func (c *cache) move(commit, path string, all bool) (string, bool) {
-	v, ok := c.get(moveKey(commit, path, all))
+func (c *cache) move(path string, all bool) (string, bool) {
+	v, ok := c.get(moveKey(path, all))
 	return unfield(v), ok
 }
 
 // derivedFromTree: entries of this type are derived from HEAD and git's
 // index (moves, commit times), void once the tree changes.
-func derivedFromTree(t byte) bool { return t == 'm' || t == 'M' || t == 'w' }
+func derivedFromTree(t byte) bool { return t == 'r' || t == 'R' || t == 'w' }
 
 // keyFields is how many fields of a line of each type make its key.
-var keyFields = map[byte]int{'f': 2, 'd': 3, 'm': 3, 'M': 3, 'w': 2}
+var keyFields = map[byte]int{'f': 2, 'd': 3, 'r': 2, 'R': 2, 'w': 2}
 
 // write replaces the cache file with what was read and what was set.
 func (c *cache) write(name string, now time.Time) error {

@@ -62,11 +62,12 @@ type Checker struct {
 	// submodule). Only commands that show the date ask for it: the hooks
 	// never show one and run on every prompt.
 	DateLinks bool
-	// AllRenames looks for moved files however many files the range
-	// adds (git diff -l0): git gives up on renames past diff.renameLimit
-	// (1,000 files), and a file moved a year ago in a large repository
-	// read "gone". The commands that show moves set it; the hooks keep
-	// git's limit, which bounds their time, and cache apart.
+	// AllRenames looks for moved files however many files the commit
+	// that moved them adds (git diff -l0): git gives up on renames past
+	// diff.renameLimit (1,000 files), and a file moved by a commit that
+	// reorganised a large tree reads "gone". The commands that show moves
+	// set it; the hooks keep git's limit, which bounds their time, and
+	// cache apart.
 	AllRenames bool
 	cacheFile  string
 	c          *cache
@@ -79,22 +80,18 @@ func NewChecker(repo Repo, cacheFile string) *Checker {
 	return &Checker{Repo: repo, cacheFile: cacheFile, now: time.Now}
 }
 
-// Check derives the state of each anchor, in the same order. commit(i),
-// for an anchor that does not name the commit it was made at, is its
-// record's: where rename detection starts. A function, as only an anchor
-// whose file is gone needs it (and a caller may have to decode the record
-// for it); nil if none is known.
+// Check derives the state of each anchor, in the same order.
 //
 // What git cannot tell (a commit missing from a shallow clone, an object
 // not in the repository) is left out rather than guessed: a moved file
 // whose rename git does not see is gone, a change it cannot count has no
 // lines.
-func (k *Checker) Check(ctx context.Context, anchors []record.Anchor, commit func(i int) string) []State {
+func (k *Checker) Check(ctx context.Context, anchors []record.Anchor) []State {
 	states := make([]State, len(anchors))
 	for i, a := range anchors {
 		states[i] = State{Anchor: a, Path: a.Path, Index: i}
 	}
-	for _, st := range k.Stale(ctx, anchors, commit) {
+	for _, st := range k.Stale(ctx, anchors) {
 		states[st.Index] = st
 	}
 	return states
@@ -102,7 +99,7 @@ func (k *Checker) Check(ctx context.Context, anchors []record.Anchor, commit fun
 
 // Stale is Check for the anchors whose code is not as anchored alone, in
 // order: lore stale checks tens of thousands, nearly all fresh.
-func (k *Checker) Stale(ctx context.Context, anchors []record.Anchor, commit func(i int) string) []State {
+func (k *Checker) Stale(ctx context.Context, anchors []record.Anchor) []State {
 	if k.c == nil {
 		k.c = readCache(k.cacheFile)
 	}
@@ -151,7 +148,7 @@ func (k *Checker) Stale(ctx context.Context, anchors []record.Anchor, commit fun
 		}
 	}
 	if len(gone) > 0 {
-		k.follow(ctx, states, gone, commit)
+		k.follow(ctx, states, gone)
 	}
 	k.count(ctx, states)
 	return states
@@ -255,28 +252,24 @@ func (k *Checker) treeKey() string {
 	return key
 }
 
-// follow looks for the gone anchors under other paths: git's rename
-// detection from a commit that holds the path (see moved) to the working
-// tree, or, where no commit of this clone does, the anchored content
-// unchanged at another tracked path. It also dates each gone path's last
-// commit.
-func (k *Checker) follow(ctx context.Context, states []State, gone []int, commitOf func(i int) string) {
+// follow looks for the gone anchors under other paths: moved since HEAD
+// (staged, or changed in tracked files), or moved by the commits of
+// HEAD's history (see moved), or, where no commit of this clone held the
+// path, the anchored content unchanged at another tracked path. It also
+// dates each gone path's last commit.
+func (k *Checker) follow(ctx context.Context, states []State, gone []int) {
 	if key := k.treeKey(); key != k.c.tree {
 		k.c.setTree(key)
 		k.dirty = true
 	}
-	renames := map[string]map[string]string{} // commit → old path → new, "" for deleted
+	diffs := map[string]map[string]string{} // "from to" → old path → new, "" for deleted
 	var byBlob map[string]string
 	for _, i := range gone {
 		a := states[i].Anchor
-		commit := a.Commit
-		if commit == "" && commitOf != nil {
-			commit = commitOf(states[i].Index)
-		}
-		to, known := k.c.move(commit, a.Path, k.AllRenames)
+		to, known := k.c.move(a.Path, k.AllRenames)
 		if !known {
 			var seen bool
-			to, seen = k.moved(ctx, renames, commit, a.Path)
+			to, seen = k.moved(ctx, diffs, a.Path)
 			if !seen { // no commit here holds the path
 				if byBlob == nil {
 					byBlob = k.trackedByID(ctx)
@@ -286,7 +279,7 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int, commit
 			// What git did not answer within the caller's deadline (the
 			// prompt hook's) is not known to be nowhere: not cached.
 			if ctx.Err() == nil {
-				k.c.set(moveKey(commit, a.Path, k.AllRenames), field(to))
+				k.c.set(moveKey(a.Path, k.AllRenames), field(to))
 				k.dirty = true
 			}
 		}
@@ -306,59 +299,91 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int, commit
 	}
 }
 
-// moved is where git's rename detection finds path now ("" if it was
-// deleted), and whether a commit it could look from held path: the
-// anchor's commit, or else the last commit of HEAD's history that did.
-// The second finds a file that was not yet committed when it was anchored
-// (the usual order: the code, then the decision about it), or whose
-// anchor's commit this clone does not have (rewritten by a rebase in
-// another clone), and was committed, then renamed.
-func (k *Checker) moved(ctx context.Context, renames map[string]map[string]string, commit, path string) (string, bool) {
-	from := func(c string) (string, bool) {
-		r, ok := renames[c]
+// maxHops bounds how many renames of one file moved follows: each costs
+// a walk of history (git log -1 -- path).
+const maxHops = 8
+
+// moved is where path is now ("" if it was deleted), and whether a commit
+// of this clone held it. A path gone since HEAD is looked for in what
+// changed since HEAD. Otherwise the last commit of HEAD's history that
+// touched it removed or renamed it: rename detection runs on that commit
+// alone (its parents to it), and a new path that a later commit moved
+// again is followed the same way. One commit at a time, not the range
+// from the anchor's commit: a range of months pairs a deleted file with
+// any file added since that looks like it (half the lines alike is
+// enough for git), crosses git's rename limit, and costs the prompt hook
+// a whole-tree diff after a large checkout.
+func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string, path string) (string, bool) {
+	diff := func(from, to string) map[string]string {
+		r, ok := diffs[from+" "+to]
 		if !ok {
-			r = k.renames(ctx, c)
-			renames[c] = r
+			r = k.renames(ctx, from, to)
+			diffs[from+" "+to] = r
 		}
-		to, ok := r[path]
-		return to, ok
+		return r
 	}
-	if commit != "" {
-		if to, ok := from(commit); ok {
+	p := path
+	for hop := 0; hop < maxHops; hop++ {
+		if to, ok := diff("HEAD", "")[p]; ok {
 			return to, true
 		}
-	}
-	// The last commit that touched path: one that holds it (changed it,
-	// or added it), or one that removed or renamed it, whose parents held
-	// it. Its date is what lastCommit would ask git for next: kept.
-	out, err := k.git(ctx, "", "log", "-1", "--format=%ct %H %P", "--", ":(literal)"+path)
-	if err != nil {
-		return "", false
-	}
-	f, when := strings.Fields(out), "0" // no commit touched it
-	if len(f) > 0 {
-		when, f = f[0], f[1:]
-	}
-	k.c.set(whenKey(path), when)
-	k.dirty = true
-	for _, c := range f {
-		if to, ok := from(c); ok {
-			return to, true
+		out, err := k.git(ctx, "", "log", "-1", "--format=%ct %H %P", "--", ":(literal)"+p)
+		if err != nil {
+			return "", hop > 0
 		}
+		f := strings.Fields(out)
+		if hop == 0 {
+			// The date lastCommit would ask git for next: kept (0 if no
+			// commit touched it).
+			when := "0"
+			if len(f) > 0 {
+				when = f[0]
+			}
+			k.c.set(whenKey(path), when)
+			k.dirty = true
+		}
+		if len(f) < 2 {
+			return "", hop > 0
+		}
+		commit, next, found := f[1], "", false
+		for _, parent := range f[2:] {
+			if next, found = diff(parent, commit)[p]; found {
+				break
+			}
+		}
+		switch {
+		case !found && hop == 0:
+			return "", true // held at HEAD, yet gone: nothing says where
+		case !found:
+			return p, true // no later commit touched it: there at HEAD
+		case next == "":
+			return "", true // deleted
+		}
+		// A file at the new path is where it went: a later commit that
+		// moved it away and put another file there is rare, and each
+		// hop's history walk costs the prompt hook tens of milliseconds.
+		if _, err := os.Lstat(filepath.Join(k.Root, filepath.FromSlash(next))); err == nil {
+			return next, true
+		}
+		p = next
 	}
-	return "", false
+	return "", true
 }
 
-// renames maps the paths git sees renamed or deleted between commit and
-// the working tree (what is committed, staged or changed in tracked
-// files) to their new paths ("" if deleted); nil if git cannot tell (a
-// commit not in this clone).
-func (k *Checker) renames(ctx context.Context, commit string) map[string]string {
+// renames maps the paths git sees renamed or deleted from one commit to
+// another (to "" for the working tree: what is committed, staged or
+// changed in tracked files) to their new paths ("" if deleted); nil if
+// git cannot tell (a commit not in this clone).
+func (k *Checker) renames(ctx context.Context, from, to string) map[string]string {
 	args := []string{"diff", "--find-renames", "--name-status", "-z"}
 	if k.AllRenames {
 		args = append(args, "-l0")
 	}
-	args = append(args, commit, "--")
+	args = append(args, from)
+	if to != "" {
+		args = append(args, to)
+	}
+	args = append(args, "--")
 	if k.Exclude != "" {
 		args = append(args, ".", ":(exclude)"+k.Exclude)
 	}

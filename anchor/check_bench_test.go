@@ -23,7 +23,7 @@ func BenchmarkCheckWarm(b *testing.B) {
 			g, as := benchRepo(b, n)
 			cacheFile := filepath.Join(b.TempDir(), "anchors")
 			k := NewChecker(g, cacheFile)
-			for _, st := range k.Check(ctx, as, nil) {
+			for _, st := range k.Check(ctx, as) {
 				if st.Status != Fresh {
 					b.Fatal(st.Describe())
 				}
@@ -38,7 +38,7 @@ func BenchmarkCheckWarm(b *testing.B) {
 			for b.Loop() {
 				k := NewChecker(g, cacheFile)
 				k.c = c
-				if st := k.Stale(ctx, as, nil); len(st) > 0 {
+				if st := k.Stale(ctx, as); len(st) > 0 {
 					b.Fatal(st[0].Describe())
 				}
 			}

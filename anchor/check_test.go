@@ -63,13 +63,12 @@ func lines(n int) string {
 func TestCheckFollowsTheCode(t *testing.T) {
 	ctx := context.Background()
 	g := gitRepo(t, map[string]string{"a.go": lines(30), "b.go": lines(20), "c.go": lines(10), "d.go": lines(5)})
-	head := run(t, g.Root, "rev-parse", "HEAD")
 	as, err := g.Resolve(ctx, g.Root, []Spec{{Path: "a.go", Start: 5, End: 10}, {Path: "b.go"}, {Path: "c.go"}, {Path: "d.go"}, {Path: "a.go"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	k := NewChecker(g, filepath.Join(t.TempDir(), "anchors"))
-	check := func() []State { t.Helper(); return k.Check(ctx, as, func(int) string { return head }) }
+	check := func() []State { t.Helper(); return k.Check(ctx, as) }
 	for _, st := range check() {
 		if st.Status != Fresh {
 			t.Fatalf("right after capture: %s", st.Describe())
@@ -103,7 +102,7 @@ func TestCheckFollowsTheCode(t *testing.T) {
 			stale = append(stale, st)
 		}
 	}
-	if s := k.Stale(ctx, as, func(int) string { return head }); !reflect.DeepEqual(s, stale) || s[3].Index != 4 {
+	if s := k.Stale(ctx, as); !reflect.DeepEqual(s, stale) || s[3].Index != 4 {
 		t.Errorf("Stale = %+v, want %+v", s, stale)
 	}
 	if c := Clause(got); c != "a.go changed since, 2 lines in 5-10, 3 in all; b.go moved to renamed.go; 1 more file changed" {
@@ -136,7 +135,7 @@ func TestCacheIsKeyedByStat(t *testing.T) {
 	}
 	cacheFile := filepath.Join(t.TempDir(), "anchors")
 	k := NewChecker(g, cacheFile)
-	if st := k.Check(ctx, as, nil); st[0].Status != Fresh {
+	if st := k.Check(ctx, as); st[0].Status != Fresh {
 		t.Fatal(st[0].Describe())
 	}
 	if err := k.Save(); err != nil {
@@ -153,14 +152,14 @@ func TestCacheIsKeyedByStat(t *testing.T) {
 	if err := c.write(cacheFile, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if st := NewChecker(g, cacheFile).Check(ctx, as, nil); st[0].Status != Changed {
+	if st := NewChecker(g, cacheFile).Check(ctx, as); st[0].Status != Changed {
 		t.Fatalf("the cache was not used: %s", st[0].Describe())
 	}
 	// A change of the file's stat makes the checker hash it again.
 	if err := os.Chtimes(filepath.Join(g.Root, "a.go"), old.Add(time.Second), old.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if st := NewChecker(g, cacheFile).Check(ctx, as, nil); st[0].Status != Fresh {
+	if st := NewChecker(g, cacheFile).Check(ctx, as); st[0].Status != Fresh {
 		t.Fatalf("a changed stat trusted the cache: %s", st[0].Describe())
 	}
 }
@@ -258,13 +257,13 @@ func TestCacheRoundTrip(t *testing.T) {
 	c := readCache(filepath.Join(t.TempDir(), "none"))
 	c.setTree("head:1:2")
 	entries := map[string]string{
-		fileKey("a\tb\n.go"):            fileEntry{mtime: 5, size: 6, ino: 7, id: "x"}.value(),
-		fileKey("a.go"):                 fileEntry{mtime: 1}.value(),
-		fileKey("a.go.bak"):             fileEntry{mtime: 2}.value(),
-		diffKey("o", "n"):               "1,2,3",
-		moveKey("abc", "old.go", false): field(""),
-		moveKey("abc", "b.go", false):   field("c d.go"),
-		whenKey("old.go"):               "42",
+		fileKey("a\tb\n.go"):     fileEntry{mtime: 5, size: 6, ino: 7, id: "x"}.value(),
+		fileKey("a.go"):          fileEntry{mtime: 1}.value(),
+		fileKey("a.go.bak"):      fileEntry{mtime: 2}.value(),
+		diffKey("o", "n"):        "1,2,3",
+		moveKey("old.go", false): field(""),
+		moveKey("b.go", false):   field("c d.go"),
+		whenKey("old.go"):        "42",
 	}
 	for k, v := range entries {
 		c.set(k, v)
@@ -282,14 +281,14 @@ func TestCacheRoundTrip(t *testing.T) {
 			t.Errorf("%q: %q, %v; want %q", k, got, ok, v)
 		}
 	}
-	if to, ok := back.move("abc", "b.go", false); !ok || to != "c d.go" {
+	if to, ok := back.move("b.go", false); !ok || to != "c d.go" {
 		t.Errorf("move: %q %v", to, ok)
 	}
 	if _, ok := back.get(fileKey("a")); ok {
 		t.Error("a key found by its prefix")
 	}
 	back.setTree("head:3:4")
-	if _, ok := back.move("abc", "b.go", false); ok {
+	if _, ok := back.move("b.go", false); ok {
 		t.Error("a rename survived a new tree")
 	}
 	if err := back.write(name, time.Unix(0, 100)); err != nil {
@@ -311,7 +310,7 @@ func TestCacheRoundTrip(t *testing.T) {
 // Whatever the cache file holds, reading it and looking things up does
 // not fail, and every entry written back is found by bisection.
 func FuzzReadCache(f *testing.F) {
-	f.Add(cacheHeader + "\t5\tk\nd\to\tn\t1,2,3\nf\ta.go\t1\t2\t3\tid\nm\tc\tp\t\"\"\nw\tp\t9\n")
+	f.Add(cacheHeader + "\t5\tk\nd\to\tn\t1,2,3\nf\ta.go\t1\t2\t3\tid\nm\tc\tp\t\"\"\nr\tp\t\"\"\nw\tp\t9\n")
 	f.Add(cacheHeader + "\t5\t\nf\t\"a\\tb\"\t1\t2\t3\tid\n")
 	f.Fuzz(func(t *testing.T, data string) {
 		name := filepath.Join(t.TempDir(), "anchors")
@@ -320,7 +319,7 @@ func FuzzReadCache(f *testing.F) {
 		}
 		c := readCache(name)
 		c.file("a.go")
-		c.move("c", "p", false)
+		c.move("p", false)
 		c.get(diffKey("o", "n"))
 		if err := c.write(name, c.written); err != nil {
 			t.Fatal(err)
@@ -395,7 +394,6 @@ func TestDateLinksOnlyWhenAsked(t *testing.T) {
 	sup := gitRepo(t, map[string]string{"s": "s\n"})
 	run(t, sup.Root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.Root, "lib")
 	run(t, sup.Root, "commit", "-qm", "sub")
-	head := run(t, sup.Root, "rev-parse", "HEAD")
 	as, err := sup.Resolve(ctx, sup.Root, []Spec{{Path: "lib"}})
 	if err != nil {
 		t.Fatal(err)
@@ -411,7 +409,7 @@ func TestDateLinksOnlyWhenAsked(t *testing.T) {
 	for _, dated := range []bool{false, true} {
 		k := NewChecker(sup, filepath.Join(t.TempDir(), "anchors"))
 		k.DateLinks = dated
-		sts := k.Check(ctx, as, func(int) string { return head })
+		sts := k.Check(ctx, as)
 		if len(sts) != 1 || sts[0].Status != Changed {
 			t.Fatalf("dated %v: %+v, want lib changed", dated, sts)
 		}

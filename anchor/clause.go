@@ -13,17 +13,13 @@ import (
 // anchored record, by ID.
 func (k *Checker) Records(ctx context.Context, recs []*record.Record) map[string][]State {
 	var anchors []record.Anchor
-	var owner []*record.Record // owner[i]: the record of anchors[i]
 	for _, r := range recs {
-		for _, a := range r.Anchors {
-			anchors = append(anchors, a)
-			owner = append(owner, r)
-		}
+		anchors = append(anchors, r.Anchors...)
 	}
 	if len(anchors) == 0 {
 		return nil
 	}
-	states := k.Check(ctx, anchors, func(i int) string { return owner[i].Commit })
+	states := k.Check(ctx, anchors)
 	out := map[string][]State{}
 	for _, r := range recs {
 		n := len(r.Anchors)

@@ -14,7 +14,6 @@ import (
 func TestCaptureKeepsTheContent(t *testing.T) {
 	ctx := context.Background()
 	g := gitRepo(t, map[string]string{"a.go": "a\n"})
-	head := run(t, g.Root, "rev-parse", "HEAD")
 	write(t, g.Root, "new.go", lines(10))
 	as, err := g.Resolve(ctx, g.Root, []Spec{{Path: "new.go", Start: 3, End: 4}})
 	if err != nil {
@@ -24,7 +23,7 @@ func TestCaptureKeepsTheContent(t *testing.T) {
 		t.Fatalf("the anchored content is not in git: %q", out)
 	}
 	write(t, g.Root, "new.go", "above\n"+lines(10))
-	st := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(ctx, as, func(int) string { return head })[0]
+	st := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(ctx, as)[0]
 	if want := (Lines{Known: true, Elsewhere: 1, NowStart: 4, NowEnd: 5}); st.Status != Changed || st.Lines != want || !st.Edited() {
 		t.Errorf("%s: %+v, want %+v", st.Describe(), st.Lines, want)
 	}
@@ -36,7 +35,6 @@ func TestCaptureKeepsTheContent(t *testing.T) {
 func TestFollowsAFileCommittedAfterItsAnchor(t *testing.T) {
 	ctx := context.Background()
 	g := gitRepo(t, map[string]string{"a.go": "a\n"})
-	head := run(t, g.Root, "rev-parse", "HEAD")
 	write(t, g.Root, "new.go", lines(20))
 	write(t, g.Root, "gone.go", lines(12))
 	as, err := g.Resolve(ctx, g.Root, []Spec{{Path: "new.go", Start: 5, End: 6}, {Path: "gone.go"}})
@@ -51,7 +49,7 @@ func TestFollowsAFileCommittedAfterItsAnchor(t *testing.T) {
 	l[4] = "five"
 	write(t, g.Root, "renamed.go", strings.Join(l, "\n"))
 	run(t, g.Root, "commit", "-qam", "mv")
-	got := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(ctx, as, func(int) string { return head })
+	got := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(ctx, as)
 	if d := got[0].Describe(); d != "new.go:5-6 moved to renamed.go and changed, 1 line in 5-6, 1 in all" {
 		t.Errorf("renamed: %s", d)
 	}
@@ -72,13 +70,13 @@ func TestCountsAsGitStores(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := NewChecker(g, filepath.Join(t.TempDir(), "anchors"))
-	if st := k.Check(ctx, as, nil)[0]; st.Stale() {
+	if st := k.Check(ctx, as)[0]; st.Stale() {
 		t.Fatalf("CRLF checkout: %s", st.Describe())
 	}
 	l := strings.Split(crlf, "\r\n")
 	l[3] = "four"
 	write(t, g.Root, "f.txt", strings.Join(l, "\r\n"))
-	if d := k.Check(ctx, as, nil)[0].Describe(); d != "f.txt:3-5 changed since, 1 line in 3-5, 1 in all" {
+	if d := k.Check(ctx, as)[0].Describe(); d != "f.txt:3-5 changed since, 1 line in 3-5, 1 in all" {
 		t.Errorf("one CRLF line changed: %s", d)
 	}
 }

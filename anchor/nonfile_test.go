@@ -16,7 +16,6 @@ func TestFileBecameALink(t *testing.T) {
 	ctx := context.Background()
 	files := map[string]string{"same.go": lines(10), "other.go": lines(20), "dir.go": lines(5), "copy.txt": lines(10), "b.txt": "b\n"}
 	g := gitRepo(t, files)
-	head := run(t, g.Root, "rev-parse", "HEAD")
 	as, err := g.Resolve(ctx, g.Root, []Spec{{Path: "same.go", Start: 1, End: 5}, {Path: "other.go"}, {Path: "dir.go"}})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +40,7 @@ func TestFileBecameALink(t *testing.T) {
 	run(t, g.Root, "add", "-A")
 	run(t, g.Root, "commit", "-qm", "links")
 	k := NewChecker(g, filepath.Join(t.TempDir(), "anchors"))
-	got := k.Check(ctx, as, func(int) string { return head })
+	got := k.Check(ctx, as)
 	want := []string{
 		"same.go:1-5 changed since: it is now a symbolic link",
 		"other.go changed since: it is now a symbolic link",
@@ -69,7 +68,7 @@ func TestFileBecameALink(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, g.Root, "same.go", lines(10))
-	if st := NewChecker(g, k.cacheFile).Check(ctx, as[:1], nil); st[0].Status != Fresh {
+	if st := NewChecker(g, k.cacheFile).Check(ctx, as[:1]); st[0].Status != Fresh {
 		t.Errorf("the file back: %s", st[0].Describe())
 	}
 }
@@ -79,7 +78,6 @@ func TestFileBecameALink(t *testing.T) {
 // detection could not answer then is not cached as gone for good.
 func TestUnknownIsNotFresh(t *testing.T) {
 	g := gitRepo(t, map[string]string{"a.go": lines(10), "b.go": lines(12)})
-	head := run(t, g.Root, "rev-parse", "HEAD")
 	as, err := g.Resolve(context.Background(), g.Root, []Spec{{Path: "a.go", Start: 2, End: 4}, {Path: "b.go"}})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +87,7 @@ func TestUnknownIsNotFresh(t *testing.T) {
 	k := NewChecker(g, cacheFile)
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	got := k.Check(done, as, func(int) string { return head })
+	got := k.Check(done, as)
 	if st := got[0]; st.Status != Unchecked || !st.Stale() || !st.Edited() || st.Describe() != "a.go:2-4 not checked: git gave no answer for it" {
 		t.Errorf("a.go, git not answering: %s %q (stale %v, edited %v)", st.Status, st.Describe(), st.Stale(), st.Edited())
 	}
@@ -99,7 +97,7 @@ func TestUnknownIsNotFresh(t *testing.T) {
 	if err := k.Save(); err != nil {
 		t.Fatal(err)
 	}
-	got = NewChecker(g, cacheFile).Check(context.Background(), as, func(int) string { return head })
+	got = NewChecker(g, cacheFile).Check(context.Background(), as)
 	if got[0].Status != Fresh {
 		t.Errorf("a.go, git answering: %s", got[0].Describe())
 	}

@@ -26,7 +26,7 @@ func TestFileBecameAPipe(t *testing.T) {
 	if err := syscall.Mkfifo(full, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	st := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(ctx, as, nil)[0]
+	st := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(ctx, as)[0]
 	if st.Status != Changed || st.Describe() != "a.go changed since: it is now a named pipe" {
 		t.Errorf("%s %q, want changed, a named pipe", st.Status, st.Describe())
 	}

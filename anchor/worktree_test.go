@@ -32,7 +32,7 @@ func TestParentBecameALink(t *testing.T) {
 	}
 	cacheFile := filepath.Join(t.TempDir(), "anchors")
 	k := NewChecker(g, cacheFile)
-	for _, st := range k.Check(ctx, as, nil) {
+	for _, st := range k.Check(ctx, as) {
 		if st.Status != Fresh {
 			t.Fatalf("right after capture: %s", st.Describe())
 		}
@@ -62,7 +62,7 @@ func TestParentBecameALink(t *testing.T) {
 	}
 	for _, cache := range []string{cacheFile, filepath.Join(t.TempDir(), "anchors")} { // warm, then cold
 		k := NewChecker(g, cache)
-		got := k.Check(ctx, as, nil)
+		got := k.Check(ctx, as)
 		for i, st := range got {
 			if st.Describe() != want[i] {
 				t.Errorf("%s cache, anchor %d: %q, want %q", cache, i, st.Describe(), want[i])

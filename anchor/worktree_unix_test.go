@@ -28,7 +28,7 @@ func TestUnreadableFileAlone(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Chmod(b, 0o644) })
 	write(t, g.Root, "c.go", lines(7))
-	got := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(ctx, as, nil)
+	got := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(ctx, as)
 	want := []string{"a.go unchanged", "b.go not checked: git gave no answer for it", "c.go changed since, 2 lines", "d.go unchanged"}
 	for i, st := range got {
 		if st.Describe() != want[i] {

@@ -1,0 +1,98 @@
+package anchor
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"lore/record"
+)
+
+// numbered is n lines that differ from every other call's with another
+// tag: files that rename detection never pairs.
+func numbered(tag string, n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%s %d\n", tag, i)
+	}
+	return b.String()
+}
+
+// anchorTo anchors path as it is now.
+func anchorTo(t *testing.T, g Repo, path string) []record.Anchor {
+	t.Helper()
+	as, err := g.Resolve(context.Background(), g.Root, []Spec{{Path: path}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return as
+}
+
+// A file deleted in one commit is gone, though a file added by a later
+// commit looks like it: rename detection pairs files within the commit
+// that removed one, not across the months since the anchor was made
+// (hugo: webp.go "moved to" compare_test.go at 52% alike).
+func TestMovedLooksWithinTheCommitThatRemovedIt(t *testing.T) {
+	g := gitRepo(t, map[string]string{"old.go": lines(20) + numbered("old", 10), "keep.go": numbered("keep", 10)})
+	as := anchorTo(t, g, "old.go")
+	run(t, g.Root, "rm", "-q", "old.go")
+	run(t, g.Root, "commit", "-qm", "remove old.go")
+	write(t, g.Root, "new.go", lines(20)+numbered("new", 10)) // two thirds alike
+	run(t, g.Root, "add", "new.go")
+	run(t, g.Root, "commit", "-qm", "add new.go")
+	// git pairs them across the range, as lore did.
+	if out := run(t, g.Root, "diff", "--find-renames", "--name-status", "HEAD~2"); !strings.HasPrefix(out, "R") {
+		t.Fatalf("the fixture does not pair the files across the range:\n%s", out)
+	}
+	for _, all := range []bool{false, true} {
+		k := NewChecker(g, filepath.Join(t.TempDir(), "anchors"))
+		k.AllRenames = all
+		if d := k.Check(context.Background(), as)[0].Describe(); d != "old.go gone" {
+			t.Errorf("AllRenames %v: %s, want gone", all, d)
+		}
+	}
+}
+
+// A file renamed more than once, commits apart, is followed to where it
+// is now, and a rename that git's limit hides in the range from the
+// anchor's commit is found in the commit that made it, within the limit.
+func TestMovedFollowsEachRename(t *testing.T) {
+	g := gitRepo(t, map[string]string{"a.go": numbered("a", 30)})
+	as := anchorTo(t, g, "a.go")
+	run(t, g.Root, "config", "diff.renameLimit", "1")
+	run(t, g.Root, "mv", "a.go", "b.go")
+	write(t, g.Root, "b.go", numbered("a", 30)+"one more\n")
+	run(t, g.Root, "commit", "-qam", "a.go to b.go, edited")
+	for i := range 3 {
+		write(t, g.Root, fmt.Sprintf("other%d.go", i), numbered(fmt.Sprint("other", i), 5))
+	}
+	run(t, g.Root, "add", ".")
+	run(t, g.Root, "commit", "-qm", "others")
+	run(t, g.Root, "mv", "b.go", "pkg.go")
+	run(t, g.Root, "commit", "-qm", "b.go to pkg.go")
+	// The range from the anchor's commit adds four files: past the limit.
+	if out := run(t, g.Root, "diff", "--find-renames", "--name-status", "HEAD~3"); !strings.Contains(out, "D\ta.go") {
+		t.Fatalf("the fixture's range is within the rename limit:\n%s", out)
+	}
+	want := "a.go moved to pkg.go and changed, 1 line"
+	for _, all := range []bool{false, true} {
+		k := NewChecker(g, filepath.Join(t.TempDir(), "anchors"))
+		k.AllRenames = all
+		if d := k.Check(context.Background(), as)[0].Describe(); d != want {
+			t.Errorf("AllRenames %v: %s, want %s", all, d, want)
+		}
+	}
+	// Moved on again, uncommitted: the working tree's path.
+	run(t, g.Root, "mv", "pkg.go", "final.go")
+	want = "a.go moved to final.go and changed, 1 line"
+	if d := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(context.Background(), as)[0].Describe(); d != want {
+		t.Errorf("after an uncommitted move: %s, want %s", d, want)
+	}
+	// Deleted in the end: gone.
+	run(t, g.Root, "rm", "-qf", "final.go")
+	if d := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(context.Background(), as)[0].Describe(); d != "a.go gone" {
+		t.Errorf("after its removal: %s, want gone", d)
+	}
+}
