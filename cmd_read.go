@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"lore/anchor"
 	"lore/inject"
@@ -235,9 +234,5 @@ func cutQuery(q string) string {
 	if c := inject.CutWords(q, 80); c != "" || q == "" {
 		return c
 	}
-	cut := 77
-	for cut > 0 && !utf8.RuneStart(q[cut]) {
-		cut--
-	}
-	return q[:cut] + "…"
+	return record.Prefix(q, 77) + "…"
 }

@@ -195,18 +195,15 @@ func plural(n int) string {
 	return "s"
 }
 
-// CutWords shortens s to at most max bytes at a word boundary, marking the
-// cut with "…"; it returns "" if no whole word fits.
+// CutWords shortens s to at most max bytes at a word boundary (see
+// record.WordCut: in Chinese or Japanese, between any two characters),
+// marking the cut with "…"; it returns "" if no whole word fits.
 func CutWords(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
 	const ell = "…"
-	limit := max - len(ell)
-	if limit <= 0 {
-		return ""
-	}
-	cut := strings.LastIndexByte(s[:limit+1], ' ')
+	cut := record.WordCut(s, max-len(ell))
 	if cut <= 0 {
 		return ""
 	}

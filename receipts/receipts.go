@@ -18,6 +18,7 @@ import (
 	"sort"
 	"time"
 
+	"lore/record"
 	"lore/secrets"
 	"lore/store"
 )
@@ -112,14 +113,8 @@ func (l *Log) Append(ev Event) {
 // scrub reads a little past the cut, so a credential that starts before it
 // is found whole.
 func clipPrompt(p string) string {
-	if len(p) > 8*promptChars {
-		p = p[:8*promptChars]
-	}
-	p, _ = secrets.Scrub(p)
-	if len(p) > promptChars {
-		p = p[:promptChars]
-	}
-	return p
+	p, _ = secrets.Scrub(record.Prefix(p, 8*promptChars))
+	return record.Prefix(p, promptChars)
 }
 
 // Path is the receipt's file ("" for a log that records nothing).

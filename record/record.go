@@ -407,15 +407,3 @@ func (r *Record) SearchText() string {
 	parts = append(parts, r.Tags...)
 	return strings.Join(parts, " ")
 }
-
-// CutText shortens s to about n characters at a word boundary.
-func CutText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	if i := strings.LastIndexByte(s[:n], ' '); i > 0 {
-		return s[:i] + "…"
-	}
-	return s[:n] + "…"
-}
