@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"lore/record"
 )
@@ -117,5 +118,31 @@ func TestFailedTransactionTakesBackItsAppends(t *testing.T) {
 	}
 	if !strings.Contains(readShards(t, s), "kept") {
 		t.Error("a transaction that succeeded lost its append")
+	}
+}
+
+// A shard is named for its branch; a branch named without ASCII letters
+// or digits is not called detached.
+func TestShardNamesItsBranch(t *testing.T) {
+	s := newTestStore(t)
+	for _, c := range []struct{ branch, prefix string }{
+		{"feature/login", "feature-login-abc1234-"},
+		{"", "detached-abc1234-"},
+		{"功能/用户登录", "branch-"},
+	} {
+		p, err := s.shardPath(record.Decision, record.Origin{Branch: c.branch, Commit: "abc1234def"}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name := filepath.Base(p); !strings.HasPrefix(name, c.prefix) || strings.HasPrefix(name, "branch--") {
+			t.Errorf("branch %q: shard %s, want %s…", c.branch, name, c.prefix)
+		}
+	}
+}
+
+func TestNormalizeTagsSplitsAtEveryComma(t *testing.T) {
+	got := NormalizeTags([]string{"数据库，性能、缓存", "DB, db ,,api"})
+	if want := []string{"数据库", "性能", "缓存", "db", "api"}; !slices.Equal(got, want) {
+		t.Errorf("NormalizeTags = %q, want %q", got, want)
 	}
 }

@@ -272,12 +272,14 @@ func (tx *Tx) Current(k record.Kind, ref string) (*record.Record, error) {
 }
 
 // NormalizeTags splits comma-separated tags, trims, lowercases and drops
-// duplicates and empties, keeping the first-seen order.
+// duplicates and empties, keeping the first-seen order. The commas of
+// Chinese and Japanese input (，、､) separate too: "数据库，性能" is two.
 func NormalizeTags(in []string) []string {
 	var out []string
 	seen := map[string]bool{}
+	comma := func(r rune) bool { return r == ',' || r == '，' || r == '、' || r == '､' }
 	for _, t := range in {
-		for _, p := range strings.Split(t, ",") {
+		for _, p := range strings.FieldsFunc(t, comma) {
 			p = strings.ToLower(strings.TrimSpace(p))
 			if p != "" && !seen[p] {
 				seen[p] = true

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -190,8 +191,14 @@ func (s *Store) shardPath(k record.Kind, o record.Origin, now time.Time) (string
 		head = o.Commit[:7]
 	}
 	branch := slug(o.Branch)
-	if branch == "" {
+	switch {
+	case o.Branch == "":
 		branch = "detached"
+	case branch == "":
+		// A name with no ASCII letter or digit (功能/用户登录) gets one of
+		// its own, not "detached", which it is not; file names stay
+		// ASCII, which git prints unquoted.
+		branch = fmt.Sprintf("branch-%08x", crc32.ChecksumIEEE([]byte(o.Branch)))
 	}
 	prefix := fmt.Sprintf("%s/%s/%s-%s-", k.Dir(), now.Format(MonthDir), branch, head)
 	state := shardState(s, k)
