@@ -210,6 +210,10 @@ func CutWords(s string, max int) string {
 	return strings.TrimRight(s[:cut], " ") + ell
 }
 
+const blackFlag = '\U0001F3F4'
+
+func isTag(r rune) bool { return r >= 0xe0020 && r <= 0xe007f }
+
 // Sanitize makes record text safe to place in an agent's context: control
 // characters (ANSI escapes, NUL) become a space, so the words either side
 // stay apart; invisible formatting characters (bidi overrides, zero-width
@@ -243,6 +247,9 @@ func Sanitize(s string) string {
 		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
 			// A space, not nothing: "nul\x00byte" is two words.
 			r = ' '
+		case isTag(r) && (prev == blackFlag || isTag(prev)):
+			// A region's flag is a black flag and tags (🏴 + gbsct): kept
+			// whole. Tags anywhere else are invisible text: dropped.
 		case unicode.Is(unicode.Cf, r):
 			continue
 		}

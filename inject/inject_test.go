@@ -135,6 +135,8 @@ func TestSanitizeKeepsAJoinerInsideAWordOnly(t *testing.T) {
 		"a\u200d\u200d\u200cb":         "a\u200cb",                     // a run shapes no more than one
 		"edge\u200d \u200cword\u200d":  "edge word",
 		"dep\u200bloy":                 "deploy", // a zero-width space is no joiner
+		"🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F": "🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F", // Scotland's flag
+		"hid\U000E0041\U000E0042den":                                    "hidden",                                                        // tags elsewhere hide text
 	} {
 		if got := Sanitize(in); got != want {
 			t.Errorf("Sanitize(%+q) = %+q, want %+q", in, got, want)
