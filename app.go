@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"lore/index"
@@ -27,6 +29,9 @@ const (
 	exitUsage    = 2 // bad command, flag or argument; nothing was written
 	exitNoStore  = 3 // no .lore store found (run lore init)
 	exitNotFound = 4 // no record matches the ID, or the prefix is ambiguous
+	// exitBrokenPipe: stdout's reader went away (lore list | head), as
+	// a process killed by SIGPIPE ends (128 + 13), silently.
+	exitBrokenPipe = 141
 )
 
 // exitCodes says what each exit code means, in the words of lore --help
@@ -40,6 +45,7 @@ var exitCodes = []struct {
 	{exitUsage, "usage: bad command, flag or argument; nothing was written"},
 	{exitNoStore, "no .lore store found (run lore init)"},
 	{exitNotFound, "no record matches the ID, or the prefix is ambiguous"},
+	{exitBrokenPipe, "stdout's reader went away (lore list piped to head, which exits early); a capture that could not print its ID exits 1"},
 }
 
 // env is what a command may touch: its streams, environment and directory.
@@ -187,6 +193,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		cwd = "."
 	}
+	// A write to a stdout nobody reads any more fails (EPIPE) rather than
+	// kill lore by SIGPIPE: a capture piped into a reader that had left
+	// (lore remember … | true) died silently with its record saved, and a
+	// script under pipefail recorded it again.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	out := &outputWriter{w: stdout}
 	e := &env{stdin: stdin, stdout: out, stderr: stderr, getenv: os.Getenv, cwd: cwd, argv0: os.Args[0]}
 	code := e.main(args)
@@ -195,6 +206,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			// The record is saved: an agent that retried would make it twice.
 			return e.fail(&cliError{code: exitFailure, msg: fmt.Sprintf("recorded %s, but could not print its ID: %v", e.recorded, out.err),
 				hint: "the record is saved: do not record it again (lore show " + e.recorded + ")"})
+		}
+		if errors.Is(out.err, syscall.EPIPE) {
+			return exitBrokenPipe // lore list | head: silent, as a process killed by SIGPIPE
 		}
 		return e.fail(out.err)
 	}
@@ -283,7 +297,7 @@ func (e *env) printMainHelp(w io.Writer) {
 		fmt.Fprintf(&cmds, "  %-10s %s\n", c.name, c.summary)
 	}
 	for _, c := range exitCodes {
-		fmt.Fprintf(&codes, "  %d  %s\n", c.code, c.meaning)
+		fmt.Fprintf(&codes, "  %3d  %s\n", c.code, c.meaning)
 	}
 	fmt.Fprintf(w, mainHelp, cmds.String(), globalFlags().FlagUsages(), codes.String())
 }

@@ -27,7 +27,9 @@ keeps everything outside lore's section: the section is replaced if it is
 there, appended if not (--out implies agents-md unless --format markdown).
 Markers inside fenced code blocks (an example of them) are text. With
 --format markdown, --out writes the whole file: only a new file, an empty
-one or a previous markdown export and nothing else is replaced.`
+one or a previous markdown export and nothing else is replaced. --out -,
+a pipe or a device (/dev/stdout) gets the export as it is: there is no
+file to merge into.`
 
 func cmdExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("export")
@@ -65,7 +67,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	// What Export redacted is said on stderr as a capture's redactions
 	// are (reportRedactions, after the command), once the text is written.
 	wrote := func() { s.Redacted = append(s.Redacted, redacted...) }
-	if *out == "" {
+	if *out == "" || *out == "-" {
 		_, err := fmt.Fprint(e.stdout, text)
 		if err == nil {
 			wrote()
@@ -78,6 +80,17 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	}
 	if dir := filepath.Dir(path); !isDir(dir) {
 		return usageError("create it first, or write elsewhere", "export: --out %s: no directory %s", *out, e.rel(dir))
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usageError("name a file in it", "export: --out %s is a directory", *out)
+	} else if err == nil && !fi.Mode().IsRegular() {
+		// Reading a pipe to merge into it waited for its writer: lore
+		// itself, when --out named lore's own stdout.
+		if err := writeStream(path, text); err != nil {
+			return fmt.Errorf("export: --out %s: %w", *out, err)
+		}
+		wrote()
+		return nil
 	}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -107,6 +120,16 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	wrote()
 	fmt.Fprintf(e.stderr, "lore: wrote %s\n", lineSafe(e.rel(path)))
 	return nil
+}
+
+// writeStream writes text to path, a pipe or a device, as it is.
+func writeStream(path, text string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	return errors.Join(err, f.Close())
 }
 
 // isDir says whether path is a directory (following links).

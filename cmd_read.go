@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"lore/anchor"
@@ -31,7 +32,9 @@ func cmdList(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return usageError("", "list: %v", err)
 		}
-		kinds = append(kinds, k)
+		if !slices.Contains(kinds, k) { // lore list decision decisions: once each
+			kinds = append(kinds, k)
+		}
 	}
 	if *limit < 0 {
 		return usageError("", "list: --limit must not be negative")

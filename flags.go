@@ -103,6 +103,10 @@ func flagError(fs *pflag.FlagSet, err error) error {
 	case errors.As(err, &invalid):
 		f := invalid.GetFlag()
 		return usageError(hint, "%s--%s: %q %s", prefix, f.Name, invalid.GetValue(), badValue(f, invalid.GetValue(), err))
+	case errors.As(err, &unknown) && dashedText(unknown):
+		// A message that starts with a dash ("-1 returned", "--verbose
+		// prints twice") was read as a flag.
+		return usageError(fmt.Sprintf("text that starts with a dash goes after --: lore %s [flags] -- TEXT", fs.Name()), "%s%s", prefix, err)
 	case errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "":
 		name := unknown.GetSpecifiedName()
 		var names []string
@@ -113,6 +117,13 @@ func flagError(fs *pflag.FlagSet, err error) error {
 		return usageError(hint, "%sunknown flag: --%s", prefix, name)
 	}
 	return usageError(hint, "%s%s", prefix, err)
+}
+
+// dashedText reports whether an unknown flag is text rather than a flag:
+// it holds a space, or is a number (-1).
+func dashedText(e *pflag.NotExistError) bool {
+	name, short := e.GetSpecifiedName(), e.GetSpecifiedShortnames()
+	return strings.ContainsAny(name+short, " \t\n") || short != "" && short[0] >= '0' && short[0] <= '9'
 }
 
 // flagName is how the user spelled f: -n or --limit.

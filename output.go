@@ -49,7 +49,11 @@ func (e *env) color() bool {
 	if e.getenv("NO_COLOR") != "" || e.getenv("TERM") == "dumb" {
 		return false
 	}
-	f, ok := e.stdout.(*os.File)
+	w := e.stdout
+	if o, ok := w.(*outputWriter); ok {
+		w = o.w
+	}
+	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}

@@ -79,7 +79,9 @@ func TestListLineAlignedInColour(t *testing.T) {
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	column := map[bool]int{}
 	for _, colour := range []bool{false, true} {
-		e := &env{stdout: tty, getenv: func(k string) string {
+		// Wrapped as run wraps the process's stdout (colour was never
+		// shown: the wrapper was no *os.File).
+		e := &env{stdout: &outputWriter{w: tty}, getenv: func(k string) string {
 			if k == "NO_COLOR" && !colour {
 				return "1"
 			}

@@ -24,10 +24,10 @@ const (
 // ExportOptions shape an export.
 type ExportOptions struct {
 	BudgetTokens int
-	Section      bool // wrap in SectionBegin/SectionEnd, for AGENTS.md
-	Now          time.Time
-	Teach        bool   // end with how to record (config [loop] teach)
-	From         string // the store's directory as the reader knows it, such as .lore
+	Section      bool      // wrap in SectionBegin/SectionEnd, for AGENTS.md
+	Now          time.Time // the date of an empty store's export
+	Teach        bool      // end with how to record (config [loop] teach)
+	From         string    // the store's directory as the reader knows it, such as .lore
 }
 
 // ExportMinBudget is the smallest export budget, in tokens: it holds the
@@ -36,11 +36,15 @@ type ExportOptions struct {
 const ExportMinBudget = 128
 
 // ExportTitle opens every export (a file that holds one has it), and
-// exportedLine follows it (the store's directory, the date):
-// ExportForeignLine reads a file by them.
+// exportedLine follows it (the store's directory, the date of its newest
+// version, so that a memory that did not change exports the same text
+// every day: a CI check that the committed export is current, or a hook
+// that rewrites it, saw a new date each day): ExportForeignLine reads a
+// file by them. An older lore wrote "on" the day of the export.
 const (
-	ExportTitle  = "## Project memory (lore)"
-	exportedLine = "Exported from %s/ on %s. Run `lore resume` for the live view, `lore show <id>` for a record."
+	ExportTitle     = "## Project memory (lore)"
+	exportedLine    = "Exported from %s/ as of %s. Run `lore resume` for the live view, `lore show <id>` for a record."
+	oldExportedLine = "Exported from %s/ on %s. Run `lore resume` for the live view, `lore show <id>` for a record."
 )
 
 // Export renders the memory as Markdown for agents without hooks: where
@@ -55,7 +59,16 @@ func Export(snap *index.Snapshot, v *Resume, o ExportOptions) (string, []secrets
 	var found []secrets.Finding
 	var head strings.Builder
 	head.WriteString(ExportTitle + "\n\n")
-	fmt.Fprintf(&head, exportedLine+"\n", cmp.Or(o.From, ".lore"), o.Now.Format("2006-01-02"))
+	asOf := o.Now
+	if recs := snap.Records(); len(recs) > 0 {
+		asOf = recs[0].Time
+		for _, r := range recs {
+			if r.Time.After(asOf) {
+				asOf = r.Time
+			}
+		}
+	}
+	fmt.Fprintf(&head, exportedLine+"\n", cmp.Or(o.From, ".lore"), asOf.UTC().Format("2006-01-02"))
 	head.WriteString(notesNotOrders + "\n") // AGENTS.md reads as instructions: these are not
 	// What is always written, counted first: the head, the markers and
 	// room for the closing line.

@@ -74,9 +74,11 @@ var exportParts = sync.OnceValue(func() []exportPart {
 // exportPart is the line that opens a part of an export, and its lines.
 type exportPart struct{ open, line func(string) bool }
 
-// exportedRE matches exportedLine, whatever the store and the date.
+// exportedRE matches exportedLine or an older lore's, whatever the store
+// and the date.
 var exportedRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(exportedLine), "%s", ".*") + "$")
+	expr := func(l string) string { return strings.ReplaceAll(regexp.QuoteMeta(l), "%s", ".*") }
+	return regexp.MustCompile("^(?:" + expr(exportedLine) + "|" + expr(oldExportedLine) + ")$")
 })
 
 // exportHeading is sectionTitle's line.

@@ -104,3 +104,26 @@ func TestExportForeignLineFindsOwnText(t *testing.T) {
 		}
 	}
 }
+
+// A memory that did not change exports the same text every day (a CI
+// check that the committed export is current failed each new day): it is
+// dated by its newest version. An older lore's line, dated "on" the day
+// of the export, still reads as an export's.
+func TestExportIsDatedByItsNewestVersion(t *testing.T) {
+	day := func(m time.Month, d int) time.Time { return time.Date(2026, m, d, 9, 0, 0, 0, time.UTC) }
+	recs := []*record.Record{
+		{V: 1, ID: "dec-aaaaaaaa", Kind: record.Decision, Status: record.StatusActive, Time: day(1, 2), Created: day(1, 2), Text: "Use JSONL"},
+		{V: 2, ID: "dec-bbbbbbbb", Kind: record.Decision, Status: record.StatusActive, Time: day(3, 4), Created: day(1, 1), Text: "Route with chi"},
+	}
+	export := func(now time.Time) string {
+		text, _ := Export(index.SnapshotOf(recs, Tokenizer()), &Resume{}, ExportOptions{BudgetTokens: DefaultBudget, Now: now})
+		return text
+	}
+	a, b := export(day(11, 1)), export(day(11, 2))
+	if a != b || !strings.Contains(a, "Exported from .lore/ as of 2026-03-04.") {
+		t.Fatalf("exports on two days differ or are not dated by the newest version:\n%s\n%s", a, b)
+	}
+	if old := strings.Replace(a, " as of 2026-03-04.", " on 2026-11-01.", 1); old == a || ExportForeignLine(old) != 0 {
+		t.Errorf("an older lore's export is foreign:\n%s", old)
+	}
+}
