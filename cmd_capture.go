@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -98,7 +99,10 @@ func (e *env) textArgs(fs *pflag.FlagSet, first int, what string) (string, error
 		if len(b) > maxStdinText {
 			return "", usageError("", "%s: the %s on stdin is over %d bytes", fs.Name(), what, maxStdinText)
 		}
-		words = []string{string(b)}
+		// A file saved on Windows: its byte-order mark and CRs are no
+		// part of the text (the mark stood invisible before the headline).
+		b = bytes.TrimPrefix(b, []byte("\ufeff"))
+		words = []string{string(bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")))}
 	}
 	text := strings.TrimSpace(strings.Join(words, " "))
 	if text == "" && fromStdin {
@@ -223,7 +227,7 @@ func cmdFail(_ context.Context, e *env, args []string) error {
 	if fs.NArg() < 2 {
 		return usageError(helpHint("fail"), "fail: want an error type and a message, as in: lore fail NonZeroExit \"deploy.sh fails\"")
 	}
-	if err := failures.CheckErrorType(fs.Arg(0)); err != nil {
+	if err := failures.CheckNewErrorType(fs.Arg(0)); err != nil {
 		return usageError("", "fail: %v", err)
 	}
 	o.errorType = fs.Arg(0)
@@ -301,6 +305,11 @@ func cmdCapture(_ context.Context, e *env, args []string) error {
 	}[kind]
 	if kind == record.Pattern {
 		if err := patterns.CheckConfidence(o.confidence); err != nil {
+			return usageError("", "capture: %v", err)
+		}
+	}
+	if kind == record.Failure {
+		if err := failures.CheckNewErrorType(o.errorType); err != nil {
 			return usageError("", "capture: %v", err)
 		}
 	}

@@ -163,7 +163,7 @@ func cmdInbox(_ context.Context, e *env, args []string) error {
 				return usageError("", "inbox promote: --error-type applies to --to failure, not %s", k)
 			}
 			if *errType != "" {
-				if err := failures.CheckErrorType(*errType); err != nil {
+				if err := failures.CheckNewErrorType(*errType); err != nil {
 					return usageError("", "inbox promote: %v", err)
 				}
 			}

@@ -183,7 +183,7 @@ const searchMinEvidence = 0.3
 func cmdSearch(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("search")
 	kindFlag := fs.StringP("kind", "k", "", "only records of this `kind`")
-	limit := fs.IntP("limit", "n", 20, "show at most `N` results")
+	limit := fs.IntP("limit", "n", 20, "show at most `N` results (0: all)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := e.parse(fs, searchHelp, args); err != nil {
 		return err

@@ -45,6 +45,19 @@ func CheckErrorType(t string) error {
 	return nil
 }
 
+// CheckNewErrorType is CheckErrorType for a type given now, which also
+// needs a letter or a digit: "-" or ":" names no error (lore fail - "msg"
+// recorded the type "-"). What was written before is read as it is.
+func CheckNewErrorType(t string) error {
+	if err := CheckErrorType(t); err != nil {
+		return err
+	}
+	if strings.IndexFunc(t, func(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }) < 0 {
+		return &ErrorTypeError{t}
+	}
+	return nil
+}
+
 // Make fills a new failure's fields on r, an envelope of kind failure.
 func Make(r *record.Record, o Options) error {
 	r.ErrorType = strings.TrimSpace(o.ErrorType)
