@@ -89,7 +89,8 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		for _, p := range probs {
 			switch {
 			case p.Fixed:
-				fmt.Fprintf(e.stdout, "fixed: %s\n", p)
+				// What doctor did, not what it found: a diagnostic.
+				fmt.Fprintf(e.stderr, "lore: fixed: %s\n", lineSafe(p.String()))
 			case p.Note && p.Fixable:
 				fmt.Fprintf(e.stdout, "note: %s (--fix repairs it)\n", p)
 			case p.Note:

@@ -96,7 +96,7 @@ func cmdForget(_ context.Context, e *env, args []string) error {
 		if p.Versions == 0 {
 			continue
 		}
-		fmt.Fprintf(e.stdout, "purged %s: %d version%s from %s\n", record.ShortID(p.ID), p.Versions, plural(p.Versions), strings.Join(p.Files, ", "))
+		fmt.Fprintf(e.stderr, "lore: purged %s: %d version%s from %s\n", record.ShortID(p.ID), p.Versions, plural(p.Versions), lineSafe(strings.Join(p.Files, ", ")))
 	}
 	// Other records are the user's to judge: a quote may be deliberate,
 	// and rewriting them would destroy what else they say.

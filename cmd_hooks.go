@@ -42,7 +42,9 @@ each teammate's hook injects only once they run lore trust).`
 empty, from the settings of every agent at both scopes, or of the agent
 and scope --agent and --scope name (opencode: deletes lore's plugin).
 Every other setting and hook stays; a file without lore's hooks is left
-as it is.`
+as it is. A file lore cannot change (one that does not parse, a lore.js
+that is not lore's) is left untouched: the others are still done, then
+each such file is named and lore exits 1.`
 
 	hooksStatusAbout = `status shows, for every agent at both scopes, or the agent and scope
 --agent and --scope name, whether lore's hook is installed for each event
@@ -52,7 +54,9 @@ trusted it, a setting turns the agent's hooks off (Claude Code's
 "disableAllHooks", Gemini CLI's "hooksConfig"; status names the file), or
 opencode's plugin is older than this lore. A hook that runs but injects
 nothing in this repository, whose memory is not on your trust list, says
-that too (see lore trust --help).`
+that too (see lore trust --help). A file lore cannot read (not valid
+JSON, say) is one BROKEN row naming its line; the others are still shown,
+and status exits 0, as lore mcp status does.`
 )
 
 // hooksAbout is each verb's help text, in the order lore hooks --help
@@ -111,18 +115,34 @@ func (e *env) hooksVerb(verb, help string, args []string) error {
 	case "install":
 		return e.installHooks(targets, o.command)
 	case "uninstall":
-		for _, t := range targets {
-			changed, err := hooks.Uninstall(t)
-			if err != nil {
-				return err
-			}
-			if changed {
-				fmt.Fprintf(e.stdout, "removed lore's hooks for %s from %s\n", t.Agent.Title, e.rel(t.Path))
-			}
-		}
-		return nil
+		return e.uninstallHooks(targets)
 	}
 	return e.hooksStatus(targets, o.asJSON)
+}
+
+// uninstallHooks takes lore's hooks out of every target it can: a file it
+// cannot edit (one that does not parse, someone else's lore.js) is left as
+// it is, and the others are still done. Each failure is reported after
+// them, the last as the command's error.
+func (e *env) uninstallHooks(targets []hooks.Target) error {
+	var failed []error
+	for _, t := range targets {
+		changed, err := hooks.Uninstall(t)
+		if err != nil {
+			failed = append(failed, err)
+			continue
+		}
+		if changed {
+			fmt.Fprintf(e.stderr, "lore: removed lore's hooks for %s from %s\n", t.Agent.Title, lineSafe(e.rel(t.Path)))
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	for _, err := range failed[:len(failed)-1] {
+		e.fail(err)
+	}
+	return failed[len(failed)-1]
 }
 
 // hookTargets are the settings files the flags name: for install one
@@ -214,9 +234,9 @@ func (e *env) installHooks(targets []hooks.Target, given string) error {
 			events = append(events, ev.Name)
 		}
 		if changed {
-			fmt.Fprintf(e.stdout, "installed lore's hooks for %s in %s (%s): %s\n", t.Agent.Title, e.rel(t.Path), strings.Join(events, ", "), command)
+			fmt.Fprintf(e.stderr, "lore: installed lore's hooks for %s in %s (%s): %s\n", t.Agent.Title, lineSafe(e.rel(t.Path)), strings.Join(events, ", "), lineSafe(command))
 		} else {
-			fmt.Fprintf(e.stdout, "lore's hooks for %s are already in %s\n", t.Agent.Title, e.rel(t.Path))
+			fmt.Fprintf(e.stderr, "lore: the hooks for %s are already in %s\n", t.Agent.Title, lineSafe(e.rel(t.Path)))
 		}
 		for _, note := range e.hookNotes(t) {
 			fmt.Fprintf(e.stderr, "lore: note: %s\n", note)
@@ -276,16 +296,22 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 		Scope  string              `json:"scope"`
 		File   string              `json:"file"`
 		Events []hooks.EventStatus `json:"events"`
-		// Problem is what keeps lore's hooks from being installed in File.
+		// Problem is what keeps lore's hooks from being installed in File,
+		// or, Broken, from reading it.
 		Problem string `json:"problem,omitempty"`
+		// Broken: File cannot be read (it does not parse, say), so what
+		// it wires is not known; the other files are still reported.
+		Broken bool `json:"broken,omitempty"`
 	}
 	var rows []row
 	for _, t := range targets {
 		st, err := hooks.Status(t)
 		if err != nil {
-			return err
+			// A broken row, as lore mcp status has: it exits 0 too.
+			rows = append(rows, row{t.Agent.Name, t.Scope, t.Path, []hooks.EventStatus{}, fileProblem(t.Path, err), true})
+			continue
 		}
-		rows = append(rows, row{t.Agent.Name, t.Scope, t.Path, st, t.HostDirProblem()})
+		rows = append(rows, row{t.Agent.Name, t.Scope, t.Path, st, t.HostDirProblem(), false})
 	}
 	if asJSON {
 		return e.printJSON(rows)
@@ -296,15 +322,21 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 		untrusted = !trust.Trusted(e.getenv, dir)
 	}
 	// The agent column fits every agent, the event column each agent's own
-	// events (opencode's plugin hooks would widen every other row).
+	// events (opencode's plugin hooks would widen every other row), a
+	// broken file's row too.
 	agentW, eventW := 0, map[string]int{}
 	for _, r := range rows {
 		agentW = max(agentW, len(r.Agent))
-		for _, ev := range r.Events {
-			eventW[r.Agent] = max(eventW[r.Agent], len(ev.Event))
+		a, _ := hooks.FindAgent(r.Agent)
+		for _, ev := range a.Events {
+			eventW[r.Agent] = max(eventW[r.Agent], len(ev.Name))
 		}
 	}
 	for _, r := range rows {
+		if r.Broken {
+			fmt.Fprintf(e.stdout, "%-*s %-8s %-*s %s  (%s)\n", agentW, r.Agent, r.Scope, eventW[r.Agent], "-", "BROKEN, the file cannot be read: "+lineSafe(r.Problem), e.rel(r.File))
+			continue
+		}
 		// Some events wired and not others: an older lore's install, which
 		// had fewer events, or a hand edit.
 		partial := slices.ContainsFunc(r.Events, func(ev hooks.EventStatus) bool { return ev.Installed })

@@ -95,6 +95,9 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 		if !trust.Trusted(e.getenv, dir) {
 			fmt.Fprintf(e.stderr, "lore: hooks do not inject its memory until you trust it on this machine: if it came with the repository, read it first (lore resume, lore list); then run 'lore trust'\n")
 		}
+		// The store's path is init's data, made now or before: $(lore init)
+		// names it either way.
+		fmt.Fprintln(e.stdout, dir)
 		return nil
 	}
 	fmt.Fprintf(e.stderr, "lore: created store at %s\n", lineSafe(dir))

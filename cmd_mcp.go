@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -55,7 +54,9 @@ lore trust --help.
 ` + mcpStatusAbout
 
 func cmdMCP(ctx context.Context, e *env, args []string) error {
-	if len(args) > 0 && slices.Contains(groupVerbs["mcp"], args[0]) {
+	// Serving takes no arguments: a first word that is not a flag is a
+	// verb, and dispatch runs it or says which was meant, as for lore hooks.
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
 		verb := func(name, usage string) subcommand {
 			return subcommand{usage, func(e *env, help string, args []string) error { return e.mcpConfig(name, help, args) }}
 		}

@@ -85,9 +85,9 @@ func (e *env) mcpConfig(verb, help string, args []string) error {
 				if err != nil || entry == nil {
 					return fmt.Errorf("%s: lore's entry is not there after install: %v", e.rel(t.Path), err)
 				}
-				fmt.Fprintf(e.stdout, "installed lore's MCP server for %s in %s: %s %s\n", t.Host.Title, e.rel(t.Path), entry.Command, strings.Join(entry.Args, " "))
+				fmt.Fprintf(e.stderr, "lore: installed lore's MCP server for %s in %s: %s\n", t.Host.Title, lineSafe(e.rel(t.Path)), lineSafe(entry.Command+" "+strings.Join(entry.Args, " ")))
 			} else {
-				fmt.Fprintf(e.stdout, "lore's MCP server for %s is already in %s\n", t.Host.Title, e.rel(t.Path))
+				fmt.Fprintf(e.stderr, "lore: the MCP server for %s is already in %s\n", t.Host.Title, lineSafe(e.rel(t.Path)))
 			}
 		}
 	case "uninstall":
@@ -97,9 +97,9 @@ func (e *env) mcpConfig(verb, help string, args []string) error {
 				return err
 			}
 			if changed {
-				fmt.Fprintf(e.stdout, "removed lore's MCP server for %s from %s\n", t.Host.Title, e.rel(t.Path))
+				fmt.Fprintf(e.stderr, "lore: removed lore's MCP server for %s from %s\n", t.Host.Title, lineSafe(e.rel(t.Path)))
 			} else {
-				fmt.Fprintf(e.stdout, "lore's MCP server for %s is not in %s\n", t.Host.Title, e.rel(t.Path))
+				fmt.Fprintf(e.stderr, "lore: the MCP server for %s is not in %s\n", t.Host.Title, lineSafe(e.rel(t.Path)))
 			}
 		}
 	case "status":
@@ -160,7 +160,7 @@ func (e *env) mcpStatus(targets []hooks.MCPTarget, asJSON bool) error {
 		entry, err := hooks.MCPStatus(t)
 		switch {
 		case err != nil:
-			st.State, st.Problem = "broken", err.Error()
+			st.State, st.Problem = "broken", fileProblem(t.Path, err)
 		case entry != nil:
 			st.Command = entry.Command + " " + strings.Join(entry.Args, " ")
 			if ok, why := entry.Installed(); ok {
@@ -187,6 +187,12 @@ func (e *env) mcpStatus(targets []hooks.MCPTarget, asJSON bool) error {
 		fmt.Fprintln(e.stdout, line)
 	}
 	return nil
+}
+
+// fileProblem is why a settings file at path cannot be read, for a status
+// row that names the file already: err without the path it starts with.
+func fileProblem(path string, err error) string {
+	return strings.TrimPrefix(err.Error(), path+": ")
 }
 
 // expandedPath refuses to write this lore's path, bin, where the host
