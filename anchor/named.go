@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"lore/record"
 )
@@ -81,12 +83,14 @@ func (g Repo) Named(ctx context.Context, text, head string) []record.Anchor {
 }
 
 // PathWords are the words of text that look like files: trimmed of the
-// quotes and punctuation around them, with a slash or an extension, and
-// clean relative paths.
+// quotes and punctuation around them (full-width ones too: 「服务/配置.go」，),
+// with a slash or an extension, and clean relative paths.
 func PathWords(text string) []string {
 	var out []string
 	for _, w := range strings.Fields(text) {
-		w = strings.Trim(w, "\"'`()[]{}<>,;:!?*")
+		w = strings.TrimFunc(w, func(r rune) bool {
+			return strings.ContainsRune("\"'`()[]{}<>,;:!?*", r) || r >= utf8.RuneSelf && unicode.IsPunct(r)
+		})
 		w = strings.TrimSuffix(strings.TrimRight(w, "."), "/")
 		w = strings.TrimPrefix(w, "./")
 		if w == "" || strings.Contains(w, "://") || strings.HasPrefix(w, "-") || strings.HasPrefix(w, "~") {
@@ -116,8 +120,10 @@ func fileLike(w string) bool {
 		hasLetter(base[:dot]) && base != "e.g" && base != "i.e"
 }
 
+// hasLetter reports a letter of any script: 服务/配置.go names a file as
+// service/config.go does.
 func hasLetter(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0
+	return strings.IndexFunc(s, unicode.IsLetter) >= 0
 }
 
 func globEscape(s string) string {

@@ -19,8 +19,37 @@ func fold(s string) string {
 	return foldRunes(s)
 }
 
-// ascii reports text of ASCII only, which needs neither folding nor CJK
-// pairs: the check every term takes before anything costlier.
+// normalize puts text that is not all ASCII in the form tokens are taken
+// in: without the format characters word rules read through (invisible),
+// and in Unicode compatibility form (NFKC), so that what input methods and
+// file systems type differently is one word: Ｒｅｄｉｓ and ３００ from a
+// Japanese keyboard are Redis and 300, ﾃﾞｰﾀ is データ, and decomposed
+// Hangul or Cyrillic (macOS file names) is composed, 데이터 and й, as
+// typed elsewhere. ASCII text is already in that form: callers skip it.
+func normalize(text string) string {
+	if strings.ContainsFunc(text, invisible) {
+		text = strings.Map(func(c rune) rune {
+			if invisible(c) {
+				return -1
+			}
+			return c
+		}, text)
+	}
+	return norm.NFKC.String(text)
+}
+
+// foldText is text spelt as its tokens' words are before stemming:
+// normalised, lowercased and folded, for the substring tests that stand
+// in for tokenizing (mayHoldPair, synonym groups).
+func foldText(text string) string {
+	if ascii(text) {
+		return strings.ToLower(text)
+	}
+	return foldRunes(strings.ToLower(normalize(text)))
+}
+
+// ascii reports text of ASCII only, which needs neither normalising,
+// folding nor pairs: the check every term takes before anything costlier.
 func ascii(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {

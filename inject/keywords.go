@@ -55,10 +55,13 @@ func Keywords(text string) []string {
 //     1.1);
 //   - stopwords go, except the code keywords a user types in capitals (SQL's
 //     NOT IN, IS NULL);
-//   - Chinese, Japanese and Korean, written without spaces, become
-//     overlapping pairs of characters (see eachCJK);
-//   - diacritics are dropped (café → cafe), and words are stemmed with the
-//     Porter2 (Snowball English) stemmer.
+//   - Chinese, Japanese, Korean, Thai, Lao, Khmer and Myanmar, written
+//     without spaces, become overlapping pairs of characters (see
+//     eachSpaceless);
+//   - text is taken in compatibility form (see normalize: Ｒｅｄｉｓ is
+//     Redis), diacritics are dropped (café → cafe), and words are stemmed
+//     with the Porter2 (Snowball English) stemmer; a token's word is as
+//     normalised.
 func Tokens(text string) []Token {
 	var out []Token
 	eachToken(text, func(t Token) { out = append(out, t) })
@@ -68,19 +71,19 @@ func Tokens(text string) []Token {
 // eachToken calls yield with each of Tokens(text), without the slice: an
 // index build tokenizes every record.
 func eachToken(text string, yield func(Token)) {
-	if !ascii(text) && strings.ContainsFunc(text, invisible) {
-		text = strings.Map(func(c rune) rune {
-			if invisible(c) {
-				return -1
-			}
-			return c
-		}, text)
+	if !ascii(text) {
+		text = normalize(text)
 	}
+	eachNormalToken(text, yield)
+}
+
+// eachNormalToken is eachToken on text normalised already.
+func eachNormalToken(text string, yield func(Token)) {
 	var last string
 	var pbuf [16]string
 	eachChunk(text, func(chunk string) {
-		if hasCJK(chunk) {
-			eachCJK(chunk, func(t Token) {
+		if hasSpaceless(chunk) {
+			eachSpaceless(chunk, func(t Token) {
 				if t.Stem != last {
 					last = t.Stem
 					yield(t)
@@ -114,54 +117,83 @@ func invisible(c rune) bool {
 	return c != '\u200b' && unicode.Is(unicode.Cf, c)
 }
 
-// hasCJK reports a chunk holding Chinese, Japanese or Korean script.
-func hasCJK(chunk string) bool {
-	return !ascii(chunk) && strings.IndexFunc(chunk, isCJK) >= 0
+// hasSpaceless reports a chunk holding a script written without spaces
+// between words.
+func hasSpaceless(chunk string) bool {
+	return !ascii(chunk) && strings.IndexFunc(chunk, isSpaceless) >= 0
 }
 
-func isCJK(c rune) bool {
+// isSpaceless reports a letter of a script written without spaces between
+// words: Chinese, Japanese and Korean (Korean has spaces, but between
+// phrases: 서버가 and 서버를 are 서버 with a particle), and Thai, Lao,
+// Khmer and Myanmar. Their marks (Thai vowels and tones) are not letters
+// of it themselves but belong to the letter before them (see clusterEnd).
+func isSpaceless(c rune) bool {
 	// ー (データ) and 々 (時々) are of no script, but belong to the word.
-	return unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || c == 'ー' || c == '々' || c == 'ｰ'
+	return c >= 0x0e00 && (unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
+		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar) && !unicode.IsMark(c) || c == 'ー' || c == '々' || c == 'ｰ')
 }
 
-// eachCJK splits a chunk holding CJK script, which is written without
-// spaces between words: each run of CJK characters becomes its
-// overlapping pairs (连接池 → 连接, 接池; a lone character stays whole),
-// as search engines index it without a dictionary, so that a word of two
-// or more characters matches wherever it is written and longer ones match
-// pair by pair, in order; the rest of the chunk is tokenized as usual.
-func eachCJK(chunk string, yield func(Token)) {
+// eachSpaceless splits a chunk holding script written without spaces
+// between words: each run of it becomes its overlapping pairs of
+// characters (连接池 → 连接, 接池; a lone character stays whole), as search
+// engines index it without a dictionary, so that a word of two or more
+// characters matches wherever it is written and longer ones match pair by
+// pair, in order; the rest of the chunk is tokenized as usual. A
+// character is a letter with the marks that follow it (Thai ข้, a
+// dakuten left uncomposed), so a pair never starts with a mark nor loses
+// one (see clusterEnd).
+func eachSpaceless(chunk string, yield func(Token)) {
 	for len(chunk) > 0 {
-		i := strings.IndexFunc(chunk, isCJK)
+		i := strings.IndexFunc(chunk, isSpaceless)
 		if i < 0 {
 			i = len(chunk)
 		}
 		if i > 0 { // letters or digits before the run
-			eachToken(chunk[:i], yield)
+			eachNormalToken(chunk[:i], yield)
 			chunk = chunk[i:]
 			continue
 		}
-		end := strings.IndexFunc(chunk, func(c rune) bool { return !isCJK(c) })
-		if end < 0 {
-			end = len(chunk)
+		// The run's characters: a starts the current one, b the next.
+		a := 0
+		b := clusterEnd(chunk, a)
+		if b == len(chunk) || !isSpaceless(firstRune(chunk[b:])) {
+			yield(Token{chunk[:b], chunk[:b]})
 		}
-		run := chunk[:end]
-		_, first := utf8.DecodeRuneInString(run)
-		if first == len(run) {
-			yield(Token{run, run})
+		for b < len(chunk) && isSpaceless(firstRune(chunk[b:])) {
+			c := clusterEnd(chunk, b)
+			yield(Token{chunk[a:c], chunk[a:c]})
+			a, b = b, c
 		}
-		for j := 0; j < len(run); {
-			_, a := utf8.DecodeRuneInString(run[j:])
-			if j+a >= len(run) {
-				break
-			}
-			_, b := utf8.DecodeRuneInString(run[j+a:])
-			pair := run[j : j+a+b]
-			yield(Token{pair, pair})
-			j += a
-		}
-		chunk = chunk[end:]
+		chunk = chunk[b:]
 	}
+}
+
+// clusterEnd is where the character starting at chunk[i] ends: after its
+// letter and the combining marks that follow, and, after a mark that
+// stacks the next consonant below (Khmer's coeng, Myanmar's virama), that
+// consonant and its marks too.
+func clusterEnd(chunk string, i int) int {
+	_, n := utf8.DecodeRuneInString(chunk[i:])
+	i += n
+	for i < len(chunk) {
+		c, n := utf8.DecodeRuneInString(chunk[i:])
+		if !unicode.IsMark(c) {
+			break
+		}
+		i += n
+		if c == '\u17d2' || c == '\u1039' {
+			if next, m := utf8.DecodeRuneInString(chunk[i:]); i < len(chunk) && isSpaceless(next) {
+				i += m
+			}
+		}
+	}
+	return i
+}
+
+func firstRune(s string) rune {
+	c, _ := utf8.DecodeRuneInString(s)
+	return c
 }
 
 // token turns one part of a chunk into a term, or reports it insignificant.
@@ -195,7 +227,10 @@ func eachChunk(text string, yield func(string)) {
 	start := -1
 	for i := 0; i < len(text); {
 		c, n := utf8.DecodeRuneInString(text[i:])
-		inside := isAlnum(c) || start >= 0 && unicode.Is(unicode.Mn, c) // a mark typed after its letter (see fold)
+		// A mark belongs to the letter before it: typed after it (see
+		// fold), or a vowel sign of Khmer, Myanmar or Devanagari (which
+		// spacing marks write).
+		inside := isAlnum(c) || start >= 0 && unicode.IsMark(c)
 		if !inside && (c == '.' || c == '_' || c == '-') && start >= 0 {
 			next, _ := utf8.DecodeRuneInString(text[i+n:])
 			inside = i+n < len(text) && isAlnum(next)

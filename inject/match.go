@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/sahilm/fuzzy"
 
@@ -37,7 +38,7 @@ func newSynonymGroups(cfg map[string][]string) *synonymGroups {
 	g := &synonymGroups{}
 	for _, k := range slices.Sorted(maps.Keys(cfg)) {
 		text := k + " " + strings.Join(cfg[k], " ")
-		g.texts, g.lower = append(g.texts, text), append(g.lower, fold(strings.ToLower(text)))
+		g.texts, g.lower = append(g.texts, text), append(g.lower, foldText(text))
 	}
 	g.once, g.stems = make([]sync.Once, len(g.texts)), make([][]string, len(g.texts))
 	return g
@@ -90,18 +91,29 @@ func (ix *Index) expand(q, raw string) []termMatch {
 			add(syn, simSynonym, "synonym")
 		}
 	}
+	// The rest is for words, spelt letter by letter, which people type
+	// in other forms, misspell and abbreviate: a pair of characters of a
+	// script written without spaces is no such word (接受 is not 接口 in
+	// another form, 서비 not a typo of 서버), and matches exactly.
+	if isSpaceless(firstRune(q)) {
+		return sortedMatches(found)
+	}
 	// Prefix relations both ways: terms starting with q are a sorted run.
 	for _, t := range ix.snap.TermsWithPrefix(q) {
 		if t != q && prefixClose(q, t) {
 			add(t, simPrefix, "prefix")
 		}
 	}
+	// Lengths in letters, not bytes (тест is four letters, in eight
+	// bytes); ASCII's are its bytes'.
+	n := runeLen(q)
 	// Stems that part only at their last letters (store ~ storag, from
 	// storage): the same word in another form the stemmer did not fold;
 	// only for a word the store does not hold itself.
-	if len(q) >= 5 && !ix.has(q) {
-		for _, t := range ix.snap.TermsWithPrefix(q[:len(q)-1]) {
-			if t != q && len(t) <= len(q)+2 && !strings.HasPrefix(t, q) {
+	if n >= 5 && !ix.has(q) {
+		_, last := utf8.DecodeLastRuneInString(q)
+		for _, t := range ix.snap.TermsWithPrefix(q[:len(q)-last]) {
+			if t != q && runeLen(t) <= n+2 && !strings.HasPrefix(t, q) {
 				add(t, simStem, "word form")
 			}
 		}
@@ -112,15 +124,18 @@ func (ix *Index) expand(q, raw string) []termMatch {
 	// (tets ~ test; taken is not token). The word as typed is tried too, as
 	// a stem can hide a typo (tets → tet).
 	for _, w := range slices.Compact([]string{q, raw}) {
-		if len(w) < 4 || ix.has(q) {
+		wn := runeLen(w)
+		if wn < 4 || ix.has(q) {
 			continue
 		}
-		for _, t := range ix.snap.TermsWithPrefix(w[:1]) {
-			if abs(len(t)-len(w)) > 2 || len(w) <= 5 && !sameLetters(w, t) {
+		_, first := utf8.DecodeRuneInString(w)
+		for _, t := range ix.snap.TermsWithPrefix(w[:first]) {
+			tn := runeLen(t)
+			if abs(tn-wn) > 2 || wn <= 5 && !sameLetters(w, t) {
 				continue
 			}
 			limit := 1
-			if len(w) >= 8 {
+			if wn >= 8 {
 				limit = 2
 			}
 			if damerau(w, t, limit) <= limit {
@@ -134,11 +149,16 @@ func (ix *Index) expand(q, raw string) []termMatch {
 		// Only the terms starting with q's letter can qualify.
 		for _, m := range fuzzy.Find(q, ix.snap.TermsWithPrefix(q[:1])) {
 			t := m.Str
-			if t[0] == q[0] && float64(len(q))/float64(len(t)) >= 0.5 && len(t) <= 12 {
+			if t[0] == q[0] && float64(len(q))/float64(runeLen(t)) >= 0.5 && runeLen(t) <= 12 {
 				add(t, simFuzzy, "fuzzy")
 			}
 		}
 	}
+	return sortedMatches(found)
+}
+
+// sortedMatches are the terms found, in order.
+func sortedMatches(found map[string]termMatch) []termMatch {
 	out := make([]termMatch, 0, len(found))
 	for _, m := range found {
 		out = append(out, m)
@@ -147,25 +167,38 @@ func (ix *Index) expand(q, raw string) []termMatch {
 	return out
 }
 
+// runeLen is the length of s in letters.
+func runeLen(s string) int { return utf8.RuneCountInString(s) }
+
 // sameLetters reports two words made of the same letters.
 func sameLetters(a, b string) bool {
+	if !ascii(a) || !ascii(b) {
+		x, y := []rune(a), []rune(b)
+		slices.Sort(x)
+		slices.Sort(y)
+		return slices.Equal(x, y)
+	}
 	x, y := []byte(a), []byte(b)
 	slices.Sort(x)
 	slices.Sort(y)
 	return string(x) == string(y)
 }
 
-// isAbbreviation reports a word with no vowel after its first letter
-// (cfg, pkg, msg, env): fuzzy matching is for those, not for real words
-// (send is not second).
+// isAbbreviation reports a word of Latin letters with no vowel after its
+// first letter (cfg, pkg, msg, env): fuzzy matching is for those, not for
+// real words (send is not second). The vowels are ASCII's, so it says
+// nothing of words in other scripts (тест has none of them), which are no
+// abbreviations of this kind.
 func isAbbreviation(w string) bool {
-	return !strings.ContainsAny(w[1:], "aeiouy")
+	return ascii(w) && !strings.ContainsAny(w[1:], "aeiouy")
 }
 
 // prefixClose accepts a prefix relation when the shorter word is long
-// enough and most of the longer one (test ~ tests, not test ~ testimonial).
+// enough and most of the longer one (test ~ tests, not test ~ testimonial),
+// in letters.
 func prefixClose(short, long string) bool {
-	return len(short) >= 4 && float64(len(short))/float64(len(long)) >= 0.6
+	s := runeLen(short)
+	return s >= 4 && float64(s)/float64(runeLen(long)) >= 0.6
 }
 
 func abs(x int) int {
@@ -175,9 +208,17 @@ func abs(x int) int {
 	return x
 }
 
-// damerau is the optimal-string-alignment distance between a and b, giving
-// up (returning limit+1) once it must exceed limit.
+// damerau is the optimal-string-alignment distance between a and b, in
+// letters, giving up (returning limit+1) once it must exceed limit.
 func damerau(a, b string, limit int) int {
+	if !ascii(a) || !ascii(b) {
+		return osa([]rune(a), []rune(b), limit) // a byte of a letter is no letter
+	}
+	return osa([]byte(a), []byte(b), limit) // no copy: osa neither writes nor keeps them
+}
+
+// osa is damerau on the letters of two words: ASCII's bytes or runes.
+func osa[E byte | rune](a, b []E, limit int) int {
 	if abs(len(a)-len(b)) > limit {
 		return limit + 1
 	}

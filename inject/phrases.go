@@ -103,11 +103,11 @@ func (p *phrasing) credit() (phrases, near float64) {
 
 // mayHoldPair reports whether text may hold two of the prompt's words,
 // without tokenizing it: a word whose stem is s holds all of s but its last
-// letter (see stemPart), lowercased, so a text that holds that part of
+// letter (see stemPart), lowercased and normalised, so a text that holds that part of
 // neither the stem nor any record term of fewer than two prompt words holds
 // no phrase and no pair near each other.
 func (q *query) mayHoldPair(text string) bool {
-	lower := fold(strings.ToLower(text))
+	lower := foldText(text)
 	found := 0
 	for _, parts := range q.parts {
 		for _, part := range parts {

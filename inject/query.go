@@ -2,6 +2,7 @@ package inject
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -77,19 +78,57 @@ func (ix *Index) prepare(text string) *query {
 	return q
 }
 
-// distinct returns the first maxKeywords distinct stems of toks, in order
-// of first appearance, and the word first typed for each, lowercased.
+// distinct returns the distinct stems of toks, in order of first
+// appearance, up to maxKeywords words' worth, and the word first typed for
+// each, lowercased. A pair of characters of a script written without
+// spaces (see eachSpaceless) is worth half a word: each pair adds one
+// character to the text, and a word of those scripts has about two, so a
+// Chinese prompt counts as much text as an English one, not a third of
+// it. The bound is on the hook's work, which a pair adds less to than a
+// word does: it matches exactly, without the vocabulary scans of expand.
 func distinct(toks []Token) (stems, typed []string) {
 	seen := map[string]bool{}
+	left := 2 * maxKeywords // in half words
 	for _, t := range toks {
-		if seen[t.Stem] || len(stems) == maxKeywords {
+		if seen[t.Stem] {
 			continue
 		}
+		cost := 2
+		if isSpaceless(firstRune(t.Stem)) {
+			cost = 1
+		}
+		if cost > left {
+			break
+		}
+		left -= cost
 		seen[t.Stem] = true
 		stems = append(stems, t.Stem)
 		typed = append(typed, strings.ToLower(t.Word))
 	}
 	return stems, typed
+}
+
+// maxWords is the most distinct words a prompt counts: maxKeywords pairs'
+// worth (see distinct).
+const maxWords = 2 * maxKeywords
+
+// A wordSet holds prompt words by their index in query.words, one bit
+// each: the words a candidate matched. (Rank keeps the first 64 in the
+// candidate, the rest beside it.)
+type wordSet [2]uint64
+
+// A prompt's words fit in a wordSet.
+const _ uint = 2*64 - maxWords
+
+func (s wordSet) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
+
+// size is how many words s holds.
+func (s wordSet) size() int {
+	n := 0
+	for _, w := range s {
+		n += bits.OnesCount64(w)
+	}
+	return n
 }
 
 // Words are the keywords Rank weighs in a prompt, as the user typed them
@@ -104,14 +143,14 @@ func Words(prompt string) []string {
 // share is the part of the prompt's specificity that the words in mask
 // match; a word the store has never seen counts fully, as the prompt is
 // partly about something the store does not know.
-func (q *query) share(mask uint64) float64 {
+func (q *query) share(mask wordSet) float64 {
 	var got, all float64
 	for i, sp := range q.spec {
 		if len(q.expand[i]) == 0 {
 			sp = unseenWeight
 		}
 		all += sp
-		if mask&(1<<i) != 0 {
+		if mask.has(i) {
 			got += sp
 		}
 	}
@@ -120,7 +159,7 @@ func (q *query) share(mask uint64) float64 {
 
 // explain says which word of the record each matched prompt word hit, and
 // how, in the words as typed (not stems).
-func (q *query) explain(r *record.Record, mask uint64) []string {
+func (q *query) explain(r *record.Record, mask wordSet) []string {
 	typed := map[string]string{} // record stem → a word of the record
 	for _, f := range append([]string{headline(r)}, bodyFields(r)...) {
 		for _, t := range Tokens(f) {
@@ -131,7 +170,7 @@ func (q *query) explain(r *record.Record, mask uint64) []string {
 	}
 	var out []string
 	for qi := range q.words {
-		if mask&(1<<qi) == 0 {
+		if !mask.has(qi) {
 			continue
 		}
 		for _, m := range q.expand[qi] {

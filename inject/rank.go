@@ -45,7 +45,7 @@ func (ix *Index) CheckAnchors(k *anchor.Checker) *Index {
 
 // TokenizerVersion names how Terms splits records; change it whenever
 // Terms or Keywords change, so indexed terms are rebuilt.
-const TokenizerVersion = "kw7"
+const TokenizerVersion = "kw8"
 
 // Tokenizer is the record tokenizer the index keeps terms for.
 func Tokenizer() index.Tokenizer { return index.Tokenizer{Version: TokenizerVersion, Terms: Terms} }
@@ -160,6 +160,11 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	}
 	cands := make([]candidate, 0, min(size, posts))
 	var touched []int32 // the candidates the current word matched
+	// The words past the 64th each candidate matched (a prompt has so
+	// many only in pairs of characters: see distinct) are kept beside the
+	// candidates, not in them, which would grow every candidate of every
+	// prompt for them.
+	var more []uint64
 	for qi := range q.words {
 		touched = touched[:0]
 		for _, m := range q.expand[qi] {
@@ -167,6 +172,9 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 				ci := slot[p.Doc] - 1
 				if ci < 0 {
 					cands = append(cands, candidate{d: p.Doc})
+					if len(q.words) > 64 {
+						more = append(more, 0)
+					}
 					ci = int32(len(cands) - 1)
 					slot[p.Doc] = ci + 1
 				}
@@ -190,7 +198,11 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 			// however the record repeats it; and the sum does not shrink
 			// when the prompt has more words.
 			c.terms += q.spec[qi] * c.best * (k1 + 1) / (c.best + k1)
-			c.matched |= 1 << qi
+			if qi < 64 {
+				c.matched |= 1 << qi
+			} else {
+				more[ci] |= 1 << (qi - 64)
+			}
 			if c.inTitle {
 				c.titleHits++
 			}
@@ -221,12 +233,16 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	}
 	type cand struct {
 		d       int
-		matched uint64
+		matched wordSet
 		sc      Scored
 	}
 	cs := make([]cand, 0, len(top.items))
 	for _, it := range top.items {
 		c := &cands[it.d]
+		matched := wordSet{c.matched}
+		if more != nil {
+			matched[1] = more[it.d]
+		}
 		d := int(c.d)
 		doc := ix.snap.Doc(d)
 		sc := Scored{Terms: c.terms, Status: statusFactor[doc.Status], Kind: ix.cfg.Weight(doc.Kind),
@@ -237,9 +253,9 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 		if doc.NTitle > 0 {
 			sc.Coverage = min(1, float64(c.titleHits)/float64(doc.NTitle))
 		}
-		sc.Share = q.share(c.matched)
+		sc.Share = q.share(matched)
 		sc.score()
-		cs = append(cs, cand{d, c.matched, sc})
+		cs = append(cs, cand{d, matched, sc})
 	}
 	byScore := func(a, b cand) int {
 		if c := cmp.Compare(b.sc.Score, a.sc.Score); c != 0 {
@@ -263,9 +279,9 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	}
 	slices.SortFunc(cs, byScore)
 	var out []Scored
-	var masks []uint64 // the prompt words each of out matched
+	var masks []wordSet // the prompt words each of out matched
 	for _, c := range cs {
-		if c.sc.Evidence < o.MinEvidence && c.matched != 1<<len(q.words)-1 {
+		if c.sc.Evidence < o.MinEvidence && c.matched.size() != len(q.words) {
 			continue
 		}
 		if o.Limit > 0 && len(out) == o.Limit {
@@ -319,7 +335,7 @@ func (ix *Index) latestHandoff(text string, o Options) []Scored {
 type candidate struct {
 	terms     float64 // saturating, specificity-weighted term matches
 	best      float64 // the current word's strongest match in the record
-	matched   uint64  // bit i: word i matched the record
+	matched   uint64  // bit i: word i matched the record (words past 64: Rank's more)
 	d         int32
 	titleHits uint16
 	inTitle   bool // the current word matched the headline
@@ -408,7 +424,7 @@ func (ix *Index) weighCode(ctx context.Context, scs []*Scored, recs []*record.Re
 // compare: a kind weighted 0 in config.toml is one the user never wants
 // (and 0 is within any share of a best that is 0 too). masks[i] holds the
 // prompt words out[i] matched, for the reason it gives.
-func (ix *Index) gate(out []Scored, q *query, masks []uint64) {
+func (ix *Index) gate(out []Scored, q *query, masks []wordSet) {
 	minRel := ix.cfg.Inject.MinRelevance
 	for i := range out {
 		sc := &out[i]
@@ -464,7 +480,7 @@ const (
 	recencyFloor     = 0.75 // an old record keeps this much of its weight
 	unseenWeight     = 1.0  // specificity of a prompt word no record holds: as one record's word
 	resumeBoost      = 3.0  // a handoff's relevance when the prompt picks up earlier work (resumes.go)
-	maxKeywords      = 64   // keywords of a prompt that count (one bit each)
+	maxKeywords      = 64   // keywords of a prompt that count, in words' worth (see distinct)
 
 )
 

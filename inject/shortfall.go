@@ -29,13 +29,13 @@ const (
 // lacks words the prompt is about: it is named alone when evidence would
 // pass with every word matched, and besides evidence when it is low or
 // falls further short than evidence does.
-func (q *query) shortfall(sc *Scored, mask uint64, minRel float64) string {
+func (q *query) shortfall(sc *Scored, mask wordSet, minRel float64) string {
 	var common, specific, missing []int
 	for i := range q.words {
 		switch {
-		case mask&(1<<i) != 0 && q.spec[i] < commonSpec:
+		case mask.has(i) && q.spec[i] < commonSpec:
 			common = append(common, i)
-		case mask&(1<<i) != 0:
+		case mask.has(i):
 			specific = append(specific, i)
 		case len(q.expand[i]) == 0 || q.spec[i] > 0: // a word no record holds counts fully in the share
 			missing = append(missing, i)
