@@ -51,8 +51,8 @@ func compileAllow(a allowSpec) allowlist {
 	return out
 }
 
-// ruleSet is every rule, gitleaks' then lore's, and the keywords that
-// unlock them.
+// ruleSet is every rule, gitleaks' then lore's (rules.go, then languages.go),
+// and the keywords that unlock them.
 type ruleSet struct {
 	rules  []rule
 	global func() allowlist
@@ -66,6 +66,11 @@ type ruleSet struct {
 type keywordIndex struct {
 	first   [1 << 16]uint16 // 1 + the index in buckets; 0: no keyword starts so
 	buckets [][]keyword
+	// folded are the keywords beyond ASCII (пароль, contraseña, 密码) by
+	// their first byte: a text beyond ASCII, whose case the bytes do not
+	// fold (ПАРОЛЬ), is lower-cased once and searched for them.
+	folded    [256][]keyword
+	hasFolded bool
 }
 
 type keyword struct {
@@ -77,8 +82,8 @@ var rules = sync.OnceValue(newRuleSet)
 
 func newRuleSet() *ruleSet {
 	rs := &ruleSet{global: sync.OnceValue(func() allowlist { return compileAllow(gitleaksGlobal) })}
-	rs.rules = make([]rule, 0, len(gitleaksRules)+len(loreRules))
-	for _, specs := range [][]ruleSpec{gitleaksRules, loreRules} {
+	rs.rules = make([]rule, 0, len(gitleaksRules)+len(loreRules)+len(languageRules))
+	for _, specs := range [][]ruleSpec{gitleaksRules, loreRules, languageRules} {
 		for i := range specs {
 			rs.rules = append(rs.rules, rule{ruleSpec: &specs[i]})
 		}
@@ -97,12 +102,17 @@ func newRuleSet() *ruleSet {
 
 // add indexes keyword w (lower-cased, two bytes at least) of rule r.
 func (ix *keywordIndex) add(w string, r int) {
-	k := key(w[0], w[1])
-	if ix.first[k] == 0 {
-		ix.buckets = append(ix.buckets, nil)
-		ix.first[k] = uint16(len(ix.buckets))
+	var b *[]keyword
+	if strings.IndexFunc(w, func(c rune) bool { return c >= utf8.RuneSelf }) >= 0 {
+		b, ix.hasFolded = &ix.folded[w[0]], true
+	} else {
+		k := key(w[0], w[1])
+		if ix.first[k] == 0 {
+			ix.buckets = append(ix.buckets, nil)
+			ix.first[k] = uint16(len(ix.buckets))
+		}
+		b = &ix.buckets[ix.first[k]-1]
 	}
-	b := &ix.buckets[ix.first[k]-1]
 	for i := range *b {
 		if (*b)[i].word == w {
 			(*b)[i].rules = append((*b)[i].rules, r)
@@ -157,18 +167,33 @@ func (rs *ruleSet) indexed(text string) []int {
 	var out []int
 	ix := rs.index()
 	var hit []bool
+	unlock := func(kw keyword) {
+		if hit == nil {
+			hit = make([]bool, len(rs.rules))
+		}
+		for _, r := range kw.rules {
+			hit[r] = true
+		}
+	}
+	beyondASCII := false
 	for i := 0; i+1 < len(text); i++ {
+		beyondASCII = beyondASCII || text[i] >= utf8.RuneSelf
 		b := ix.first[key(text[i], text[i+1])]
 		if b == 0 {
 			continue
 		}
 		for _, kw := range ix.buckets[b-1] {
 			if len(text)-i >= len(kw.word) && equalFoldASCII(text[i:i+len(kw.word)], kw.word) {
-				if hit == nil {
-					hit = make([]bool, len(rs.rules))
-				}
-				for _, r := range kw.rules {
-					hit[r] = true
+				unlock(kw)
+			}
+		}
+	}
+	if beyondASCII && ix.hasFolded {
+		lower := strings.ToLower(text)
+		for i := range len(lower) {
+			for _, kw := range ix.folded[lower[i]] {
+				if strings.HasPrefix(lower[i:], kw.word) {
+					unlock(kw)
 				}
 			}
 		}

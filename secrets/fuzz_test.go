@@ -29,6 +29,7 @@ func FuzzScrub(f *testing.F) {
 		"password: must be at least 12 characters",
 		"Billing uses sk_live_51HxQz2KfAkE9xYzWvUtSrQpOn8mLk. (AIzacOQTBP6tUWfm0kOqpQyP1OlFdyKhlIB3opX),",
 		"machine api.example.com\n  login bot\n  password Pz4Xc6Vb8Nm1; use password Hn6Jm8Kl0Pq2.",
+		"ПАРОЛЬ: Zx9QwErTy7UiOp3AsDf; token: обязателен. 密码：「Zx9QwErTy7UiOp3AsDf」请勿外传，secret=秘密はVaultに",
 	} {
 		f.Add(s)
 	}

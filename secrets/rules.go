@@ -2,9 +2,11 @@ package secrets
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // ruleSpec is one detection rule as gitleaks writes it: a regex, the
@@ -54,9 +56,9 @@ var loreRules = []ruleSpec{
 		keywords: []string{"-----begin"},
 	},
 	{
-		id: "credential-assignment",
-		regex: `(?i)(?:password|passwd|pwd|passphrase|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|auth[_.-]?key|credentials?)[a-z0-9_.-]*["']?` +
-			`\s*(?::=|=>|[:=])\s*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;]+))`,
+		// In English; languages.go has the names in other languages.
+		id:       "credential-assignment",
+		regex:    `(?i)(?:password|passwd|pwd|passphrase|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|auth[_.-]?key|credentials?)` + assigned,
 		keywords: []string{"pass", "pwd", "secret", "token", "key", "credential"},
 		valid:    looksLikeCredential,
 		overlap:  true,
@@ -67,7 +69,7 @@ var loreRules = []ruleSpec{
 		// password is X", "password: admin / X").
 		id: "password-argument",
 		regex: `(?i)(?:\bsshpass\s+-p\s*|\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p|\bredis-cli\b[^\n|;&]*?\s-a\s+|\blogin\b[^\n|;&]*?\s(?:-p\s+|--password[=\s]\s*)|\bpassword\s+(?:is|was)\s+|\bpassword\s*:\s*[^\s/]+\s*/\s*)` +
-			`(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;]+))`,
+			`(?:"([^"\n]+)"|'([^'\n]+)'|(` + value + `))`,
 		keywords: []string{"sshpass", "mysql", "mariadb", "redis-cli", "login", "password"},
 		valid:    looksLikeCredential,
 	},
@@ -124,10 +126,10 @@ var loreRules = []ruleSpec{
 		// and two digits, as generated keys and tokens are.
 		id: "credential-in-words",
 		regex: `(?i)\b(?:pass(?:phrase|wd)|secret|token|api[ _.-]?key|access[ _.-]?key|secret[ _.-]?key|private[ _.-]?key|auth[ _.-]?key|credentials?|[a-z0-9]+(?:_[a-z0-9]+)*_(?:password|passwd|secret|token|key))\s+(?:is|was)\s+` +
-			`(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"',;]+))`,
+			`(?:"([^"\n]+)"|'([^'\n]+)'|(` + value + `))`,
 		keywords: []string{"pass", "secret", "token", "key", "credential"},
 		valid: func(v string) bool {
-			return len(v) >= 12 && looksLikeCredential(v) && count(v, unicode.IsDigit) >= 2 && count(v, unicode.IsLetter) >= 2
+			return utf8.RuneCountInString(v) >= 12 && looksLikeCredential(v) && count(v, unicode.IsDigit) >= 2 && count(v, unicode.IsLetter) >= 2
 		},
 	},
 	{
@@ -144,10 +146,45 @@ var loreRules = []ruleSpec{
 	},
 }
 
+// assigned is what follows a credential's name in an assignment. The name
+// may run on in ASCII (DB_PASSWORD_FILE, token.value), not into the
+// letters of a word in another script (密码学, cryptography, is no 密码,
+// password). Full-width marks assign too (密码：, ＝), and a value may
+// open with a bracket or a quote beyond ASCII (パスワード：「…」).
+const assigned = `[a-z0-9_.-]*["']?[\s\x{3000}]*(?::=|=>|[:=：＝])[\s\x{3000}]*` +
+	`(?:"([^"\n]+)"|'([^'\n]+)'|(?-i:[«‹‘“「『（【〔〈《])?(` + value + `))`
+
 // wordValue is a value written after a word in prose: quoted (also in
 // Markdown backticks), or up to a space, not counting the punctuation that
 // ends a sentence or closes a bracket after it ("password Hn6Jm8Kl0Pq2.").
-const wordValue = "(?:\"([^\"\\n]+)\"|'([^'\\n]+)'|`([^`\\n]+)`|([^\\s\"'`,;]*[^\\s\"'`,;.:)\\]]))"
+const wordValue = `(?:"([^"\n]+)"|'([^'\n]+)'|` + "`([^`\\n]+)`" + `|(?-i:([^\s"'` + "`" + `,;` + notInValue + `]*[^\s"'` + "`" + `,;.:)\]` + notInValue + `])))`
+
+// value is a value written without quotes: up to a space, a comma or a
+// semicolon, as in English, or to what ends a word in any other script
+// (notInValue). Case-sensitive, as case changes nothing there: folding
+// the case of notInValue's ranges in a (?i) rule costs milliseconds.
+const value = `(?-i:[^\s"',;` + notInValue + `]+)`
+
+// notInValue ends a value written without quotes: a space or punctuation
+// beyond ASCII (NBSP, « », the dashes, quotes and ellipsis of General
+// Punctuation, the CJK and full-width marks 、。，：；「」), and a letter of a
+// script other than Latin. Credentials are typed in ASCII (or at most in
+// Latin letters): the letters of another script next to one are the words
+// of the sentence, which in Chinese, Japanese and Thai go on without a
+// space ("密码=Zx9QwErTy7UiOp3AsDf请勿外传": the value is the key, not the
+// request not to pass it on), and a value that starts with them is prose
+// ("token: обязателен в продакшене"). The price: a password made of
+// Cyrillic or Greek letters is not taken for one. Ranges of blocks rather
+// than \p{Latin}, whose complement would be costly to compile on every
+// process's first scrub; TestNotInValueIsEveryOtherScript checks them
+// against the Unicode tables.
+const notInValue = `\x{A0}\x{AB}\x{AD}\x{BB}` + // NBSP « SHY »
+	`\x{370}-\x{1CFF}` + // Greek and Cyrillic to Vedic: the scripts of Europe, Asia and Africa but Latin
+	`\x{1D26}-\x{1D2B}\x{1D5D}-\x{1D61}\x{1D66}-\x{1D6A}\x{1D78}\x{1DBF}\x{2126}\x{AB65}` + // Greek and Cyrillic among Latin's phonetic letters, Ω
+	`\x{1F00}-\x{206F}` + // Greek Extended, General Punctuation
+	`\x{2C00}-\x{2C5F}\x{2C80}-\x{A4CF}\x{A4D0}-\x{A6FF}\x{A800}-\x{AB2F}\x{AB70}-\x{D7FF}` + // Glagolitic; Coptic to CJK and Yi; Lisu to Hangul, less Latin Extended-C, -D and -E
+	`\x{F900}-\x{FAFF}\x{FB13}-\x{FDFF}\x{FE10}-\x{FF20}\x{FF3B}-\x{FF40}\x{FF5B}-\x{FFEF}` + // CJK compatibility, presentation forms, full-width punctuation (not full-width Latin)
+	`\x{10000}-\x{1077F}\x{107C0}-\x{1CFFF}\x{1E000}-\x{1EFFF}\x{20000}-\x{3FFFF}` // historic scripts and CJK extensions, less Latin Extended-F
 
 // passwordInWords says whether v, written after "password", is one: 8
 // characters or more with letters and digits, as a password given in words
@@ -158,14 +195,24 @@ const wordValue = "(?:\"([^\"\\n]+)\"|'([^'\\n]+)'|`([^`\\n]+)`|([^\\s\"'`,;]*[^
 // "password123 is a bad example" names no value and stays; "use password
 // password123" gives one, weak as it is, and it goes.
 func passwordInWords(v string) bool {
-	return len(v) >= 8 && count(v, unicode.IsLetter) > 0 && count(v, unicode.IsDigit) > 0 &&
+	return utf8.RuneCountInString(v) >= 8 && count(v, unicode.IsLetter) > 0 && count(v, unicode.IsDigit) > 0 &&
 		looksLikeCredential(v) && !strings.ContainsAny(v[:1], "/~.$%") && !strings.Contains(v, "://") && !notAPassword().MatchString(v)
 }
 
 // looksLikeCredential rejects values that are not secrets: placeholders
-// and references, numbers, constant names, single ordinary words.
+// and references, numbers, constant names, single ordinary words, words of
+// a script other than Latin. Lengths are in characters, not bytes (a
+// German "unverschlüsselt" is no longer than an English word).
 func looksLikeCredential(v string) bool {
-	if placeholder(v) || len(v) < 6 || constantName().MatchString(v) || codeReference().MatchString(v) || credentialName().MatchString(v) ||
+	// A quoted value may hold another script's letters, which no value
+	// written without quotes does (notInValue): it is a credential when
+	// what they leave is one ("Zx9QwErTy7UiOp3AsDf请勿外传", not
+	// "Обязательно" or "秘密はVaultに保存する").
+	if strings.IndexFunc(v, otherScript) >= 0 {
+		return slices.ContainsFunc(strings.FieldsFunc(v, otherScript), looksLikeCredential)
+	}
+	n := utf8.RuneCountInString(v)
+	if placeholder(v) || n < 6 || constantName().MatchString(v) || codeReference().MatchString(v) || credentialName().MatchString(v) ||
 		strings.Contains(v, "[REDACTED:") { // what another rule already redacted (PASSWORD://:[REDACTED:url-password]@)
 		return false
 	}
@@ -185,7 +232,7 @@ func looksLikeCredential(v string) bool {
 	if !lower && !upper {
 		return false // digits and punctuation: a number, a duration, a version
 	}
-	if len(v) >= 16 {
+	if n >= 16 {
 		return true
 	}
 	// A short value counts when it mixes classes, as passwords do; a
@@ -197,6 +244,11 @@ func looksLikeCredential(v string) bool {
 		}
 	}
 	return classes >= 2
+}
+
+// otherScript says whether r is a letter of a script other than Latin.
+func otherScript(r rune) bool {
+	return r >= utf8.RuneSelf && unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r)
 }
 
 // count is how many of s's runes f holds for.
