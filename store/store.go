@@ -87,7 +87,7 @@ func Check(dir string) error {
 		return err
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
+		return fmt.Errorf("%w at %s: it is a file, not a directory", ErrNoStore, dir)
 	}
 	if !looksLikeStore(dir) {
 		return fmt.Errorf("%w at %s: it holds neither config.toml nor a directory of records", ErrNoStore, dir)
