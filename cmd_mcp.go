@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,6 +75,9 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
+		if v := fs.Arg(0); slices.Contains(groupVerbs["mcp"], v) {
+			return usageError(helpHint("mcp "+v), "mcp: the verb comes before the flags: lore mcp %s [flags]", v)
+		}
 		return usageError(helpHint("mcp"), "mcp: unknown verb %q (want install, uninstall or status, or no verb to serve)", fs.Arg(0))
 	}
 	debug.SetGCPercent(100) // a long-lived server collects its garbage
