@@ -11,13 +11,17 @@ import (
 
 // GitChanges is what git says happened since a commit.
 type GitChanges struct {
-	Branch      string    `json:"branch"`
-	Since       string    `json:"since,omitempty"`     // the handoff's commit
-	SinceTime   time.Time `json:"since_time,omitzero"` // or its time, made before the first commit
-	Commits     []string  `json:"commits"`             // "abc1234 subject", newest first
-	Uncommitted []string  `json:"uncommitted"`         // porcelain lines, such as "M lore/store.go"
-	Note        string    `json:"note,omitempty"`
-	noStatus    bool      // git status failed: nothing is known of the working tree
+	Branch    string    `json:"branch"`
+	Since     string    `json:"since,omitempty"`     // the handoff's commit
+	SinceTime time.Time `json:"since_time,omitzero"` // or its time, made before the first commit
+	Commits   []string  `json:"commits"`             // "abc1234 subject", newest first
+	// Missing counts the commits of the handoff's history that HEAD
+	// lacks (made on another branch, or HEAD reset since), up to 51:
+	// the handoff speaks of work that is not checked out.
+	Missing     int      `json:"missing_from_head,omitempty"`
+	Uncommitted []string `json:"uncommitted"` // porcelain lines, such as "M lore/store.go"
+	Note        string   `json:"note,omitempty"`
+	noStatus    bool     // git status failed: nothing is known of the working tree
 }
 
 const maxListed = 10
@@ -50,7 +54,9 @@ func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime
 	// came after: --cherry-pick drops a commit whose change the handoff's
 	// side already holds. With the handoff's commit in HEAD's history the
 	// left side is empty and git compares nothing.
-	rng := []string{"--right-only", "--cherry-pick", since + "...HEAD"}
+	// The left side is what the handoff's history holds and HEAD lacks,
+	// rebased copies aside: Missing.
+	rng := []string{"--left-right", "--cherry-pick", since + "...HEAD"}
 	if since == "" {
 		rng = []string{fmt.Sprintf("--since=@%d", sinceTime.Unix())}
 		g.SinceTime = sinceTime
@@ -63,7 +69,7 @@ func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime
 	logged := make(chan result, 1)
 	if since != "" || !sinceTime.IsZero() {
 		go func() {
-			out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, append([]string{"log", "--format=%h %s", "-n", "51"}, rng...)...)
+			out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, append([]string{"log", "--format=%m%h %s", "-n", "102"}, rng...)...)
 			logged <- result{out, err}
 		}()
 	} else {
@@ -98,8 +104,12 @@ func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime
 		return g
 	}
 	for _, l := range strings.Split(strings.TrimRight(log.out, "\n"), "\n") {
-		if l != "" {
-			g.Commits = append(g.Commits, l)
+		switch {
+		case l == "":
+		case l[0] == '<':
+			g.Missing = min(g.Missing+1, 51)
+		case len(g.Commits) < 51:
+			g.Commits = append(g.Commits, l[1:]) // after its mark, '>'
 		}
 	}
 	return g

@@ -237,6 +237,14 @@ func (g *GitChanges) text() string {
 			fmt.Fprintf(&b, "\n    %s", c)
 		}
 	}
+	if g.Missing > 0 {
+		more := fmt.Sprint(g.Missing)
+		if g.Missing > 50 {
+			more = "50+"
+		}
+		fmt.Fprintf(&b, "\n  HEAD lacks %s commit%s of the handoff's history: its work is on another branch, or HEAD was reset since (git log HEAD..%s)",
+			more, plural(g.Missing), short(g.Since))
+	}
 	if len(g.Uncommitted) == 0 {
 		b.WriteString("\n  working tree clean")
 	} else {
@@ -253,7 +261,11 @@ func (g *GitChanges) text() string {
 }
 
 func (g *GitChanges) summary() string {
-	return fmt.Sprintf("Git on %s: %d commits since the handoff, %d uncommitted files.", g.Branch, len(g.Commits), len(g.Uncommitted))
+	s := fmt.Sprintf("Git on %s: %d commits since the handoff, %d uncommitted files.", g.Branch, len(g.Commits), len(g.Uncommitted))
+	if g.Missing > 0 {
+		s += fmt.Sprintf(" HEAD lacks %d of the handoff's commits.", g.Missing)
+	}
+	return s
 }
 
 // Recurring is failures.Triggers over the snapshot's active failures,
