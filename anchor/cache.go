@@ -22,7 +22,10 @@ import (
 //	w  path → unixtime              when a gone path was last changed by a commit
 //
 // The r and w entries were derived under the tree named in the header (HEAD
-// and the git index): when that moves, they are void. Entries are lines of
+// and the git index): when that moves, those whose paths the move did not
+// touch still hold (see Checker.unchangedSince), the rest are void. A
+// commit leaves all but a few; following a gone path again costs a walk of
+// history per hop, half a second in a long one. Entries are lines of
 // tab-separated fields, sorted, so that a reader that needs a few of them
 // (the prompt hook) finds each by bisection instead of parsing the file; a
 // path with a tab, newline or quote is written quoted. The file is
@@ -39,11 +42,12 @@ type fileEntry struct {
 }
 
 type cache struct {
-	written  time.Time         // stats newer than this (less 2 s) are not trusted
-	tree     string            // what data's m and w entries were derived under
-	data     string            // the entries as read, one per line, sorted: the file's mapping
-	dropTree bool              // data's m and w entries are void
-	added    map[string]string // key → value, set since the file was read
+	written  time.Time                    // stats newer than this (less 2 s) are not trusted
+	tree     string                       // what data's r and w entries were derived under
+	data     string                       // the entries as read, one per line, sorted: the file's mapping
+	dropTree bool                         // data's r and w entries were derived under another tree
+	still    func(key, value string) bool // which of those hold under this one; nil: none
+	added    map[string]string            // key → value, set since the file was read
 }
 
 func readCache(name string) *cache {
@@ -119,30 +123,33 @@ func (c *cache) get(key string) (string, bool) {
 	if v, ok := c.added[key]; ok {
 		return v, true
 	}
-	if c.dropTree && derivedFromTree(key[0]) {
-		return "", false
-	}
 	prefix := key + "\t"
 	if i := c.search(prefix); i < len(c.data) {
 		l, _ := c.lineAt(i)
-		if v, ok := strings.CutPrefix(l, prefix); ok {
+		if v, ok := strings.CutPrefix(l, prefix); ok && c.holds(key, v) {
 			return v, true
 		}
 	}
 	return "", false
 }
 
+// holds reports whether an entry read from the file holds under the tree
+// set now.
+func (c *cache) holds(key, value string) bool {
+	return !c.dropTree || !derivedFromTree(key[0]) || c.still != nil && c.still(key, value)
+}
+
 func (c *cache) set(key, value string) { c.added[key] = value }
 
-// setTree makes tree the one m and w entries are derived under, voiding
-// those derived under another.
-func (c *cache) setTree(tree string) {
+// setTree makes tree the one r and w entries are derived under: of those
+// derived under another, the ones still reports on (nil: none) hold.
+func (c *cache) setTree(tree string, still func(key, value string) bool) {
 	if tree == c.tree {
 		return
 	}
-	c.tree, c.dropTree = tree, true
-	for k := range c.added {
-		if derivedFromTree(k[0]) {
+	c.tree, c.dropTree, c.still = tree, true, still
+	for k, v := range c.added {
+		if derivedFromTree(k[0]) && (still == nil || !still(k, v)) {
 			delete(c.added, k)
 		}
 	}
@@ -203,10 +210,13 @@ func (c *cache) write(name string, now time.Time) error {
 		}
 		n, known := keyFields[l[0]]
 		f := strings.SplitN(l, "\t", n+1)
-		if !known || len(f) != n+1 || c.dropTree && derivedFromTree(l[0]) {
+		if !known || len(f) != n+1 {
 			continue
 		}
 		key := strings.Join(f[:n], "\t")
+		if !c.holds(key, f[n]) {
+			continue
+		}
 		if _, set := c.added[key]; !set {
 			c.added[key] = f[n] // once per key: a damaged file may repeat one
 		}

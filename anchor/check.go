@@ -259,7 +259,7 @@ func (k *Checker) treeKey() string {
 // dates each gone path's last commit.
 func (k *Checker) follow(ctx context.Context, states []State, gone []int) {
 	if key := k.treeKey(); key != k.c.tree {
-		k.c.setTree(key)
+		k.c.setTree(key, k.unchangedSince(ctx, k.c.tree))
 		k.dirty = true
 	}
 	diffs := map[string]map[string]string{} // "from to" → old path → new, "" for deleted
@@ -268,20 +268,30 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int) {
 		a := states[i].Anchor
 		to, known := k.c.move(a.Path, k.AllRenames)
 		if !known {
-			var seen bool
-			to, seen = k.moved(ctx, diffs, a.Path)
-			if !seen { // no commit here holds the path
+			var held bool
+			to, held = k.moved(ctx, diffs, a.Path)
+			if to == "" && a.Blob != emptyBlob {
+				// Never committed here, or deleted: the anchored content
+				// unchanged at another tracked path is where it went (a
+				// copy committed apart from the deletion, which rename
+				// detection never pairs), unless that path held it when
+				// the anchor was made (a duplicate the deletion left).
 				if byBlob == nil {
 					byBlob = k.trackedByID(ctx)
 				}
-				to = byBlob[a.Blob]
+				if c := byBlob[a.Blob]; c != "" && (!held || a.Commit != "" && !k.inCommit(ctx, a.Commit, c)) {
+					to = c
+				}
 			}
-			// What git did not answer within the caller's deadline (the
-			// prompt hook's) is not known to be nowhere: not cached.
-			if ctx.Err() == nil {
-				k.c.set(moveKey(a.Path, k.AllRenames), field(to))
-				k.dirty = true
+			if ctx.Err() != nil {
+				// What git did not answer within the caller's deadline (the
+				// prompt hook's) is not known to be nowhere: unchecked, and
+				// not cached.
+				states[i].Status, states[i].id = Unchecked, unknown
+				continue
 			}
+			k.c.set(moveKey(a.Path, k.AllRenames), field(to))
+			k.dirty = true
 		}
 		if to == "" {
 			states[i].When = k.lastCommit(ctx, a.Path)
@@ -299,12 +309,48 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int) {
 	}
 }
 
+// emptyBlob is the object ID of an empty file: many files hold it, and
+// none of them is where an empty anchored file went.
+const emptyBlob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+
+// unchangedSince reports, of the move and date entries derived under
+// tree (a treeKey), those that still hold now: their paths, the gone one
+// and where it went, are the same in the working tree as in that tree's
+// HEAD (git diff --name-only from it). Nil when that cannot be told: all
+// are derived again.
+func (k *Checker) unchangedSince(ctx context.Context, tree string) func(key, value string) bool {
+	head, _, _ := strings.Cut(tree, ":")
+	if head == "" {
+		return nil
+	}
+	args := []string{"diff", "--name-only", "--no-renames", "-z", head, "--"}
+	if k.Exclude != "" {
+		args = append(args, ".", ":(exclude)"+k.Exclude)
+	}
+	out, err := k.git(ctx, "", args...)
+	if err != nil {
+		return nil
+	}
+	changed := map[string]bool{}
+	for p := range strings.SplitSeq(out, "\x00") {
+		changed[p] = true
+	}
+	return func(key, value string) bool {
+		_, path, _ := strings.Cut(key, "\t")
+		if changed[unfield(path)] {
+			return false
+		}
+		to := unfield(value)
+		return key[0] == 'w' || to == "" || !changed[to]
+	}
+}
+
 // maxHops bounds how many renames of one file moved follows: each costs
 // a walk of history (git log -1 -- path).
 const maxHops = 8
 
-// moved is where path is now ("" if it was deleted), and whether a commit
-// of this clone held it. A path gone since HEAD is looked for in what
+// moved is where path is now ("" if it was deleted, or git did not tell),
+// and whether a commit of this clone held it. A path gone since HEAD is looked for in what
 // changed since HEAD. Otherwise the last commit of HEAD's history that
 // touched it removed or renamed it: rename detection runs on that commit
 // alone (its parents to it), and a new path that a later commit moved
@@ -313,7 +359,7 @@ const maxHops = 8
 // any file added since that looks like it (half the lines alike is
 // enough for git), crosses git's rename limit, and costs the prompt hook
 // a whole-tree diff after a large checkout.
-func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string, path string) (string, bool) {
+func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string, path string) (to string, held bool) {
 	diff := func(from, to string) map[string]string {
 		r, ok := diffs[from+" "+to]
 		if !ok {
@@ -408,6 +454,13 @@ func (k *Checker) renames(ctx context.Context, from, to string) map[string]strin
 		}
 	}
 	return m
+}
+
+// inCommit reports whether commit's tree holds path (false if git cannot
+// tell: a commit missing from a shallow clone).
+func (k *Checker) inCommit(ctx context.Context, commit, path string) bool {
+	_, err := k.git(ctx, "", "cat-file", "-e", commit+":"+path)
+	return err == nil
 }
 
 // trackedByID maps object IDs in git's index to a path holding each.

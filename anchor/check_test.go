@@ -255,7 +255,7 @@ func TestLinesOf(t *testing.T) {
 // a new tree voids the rename and date entries but not the rest.
 func TestCacheRoundTrip(t *testing.T) {
 	c := readCache(filepath.Join(t.TempDir(), "none"))
-	c.setTree("head:1:2")
+	c.setTree("head:1:2", nil)
 	entries := map[string]string{
 		fileKey("a\tb\n.go"):     fileEntry{mtime: 5, size: 6, ino: 7, id: "x"}.value(),
 		fileKey("a.go"):          fileEntry{mtime: 1}.value(),
@@ -287,7 +287,7 @@ func TestCacheRoundTrip(t *testing.T) {
 	if _, ok := back.get(fileKey("a")); ok {
 		t.Error("a key found by its prefix")
 	}
-	back.setTree("head:3:4")
+	back.setTree("head:3:4", nil)
 	if _, ok := back.move("b.go", false); ok {
 		t.Error("a rename survived a new tree")
 	}

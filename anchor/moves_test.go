@@ -3,6 +3,8 @@ package anchor
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -94,5 +96,93 @@ func TestMovedFollowsEachRename(t *testing.T) {
 	run(t, g.Root, "rm", "-qf", "final.go")
 	if d := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(context.Background(), as)[0].Describe(); d != "a.go gone" {
 		t.Errorf("after its removal: %s, want gone", d)
+	}
+}
+
+// A file deleted by one commit and its content added at another path by
+// another is where the content is: rename detection, commit by commit,
+// never pairs them.
+func TestMovedFindsTheContentCommittedApart(t *testing.T) {
+	g := gitRepo(t, map[string]string{"src/a.go": numbered("alpha", 80)})
+	as := anchorTo(t, g, "src/a.go")
+	write(t, g.Root, "lib/a2.go", numbered("alpha", 80))
+	run(t, g.Root, "add", ".")
+	run(t, g.Root, "commit", "-qm", "copy")
+	run(t, g.Root, "rm", "-q", "src/a.go")
+	run(t, g.Root, "commit", "-qm", "delete")
+	if d := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(context.Background(), as)[0].Describe(); d != "src/a.go moved to lib/a2.go" {
+		t.Errorf("%s, want moved to lib/a2.go", d)
+	}
+}
+
+// What git does not answer within the deadline leaves a gone file
+// unchecked, not gone: the hook ranks a gone record down.
+func TestMovedPastTheDeadlineIsUnchecked(t *testing.T) {
+	g := gitRepo(t, map[string]string{"a.go": numbered("a", 30)})
+	as := anchorTo(t, g, "a.go")
+	run(t, g.Root, "rm", "-q", "a.go")
+	run(t, g.Root, "commit", "-qm", "delete")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	k := NewChecker(g, filepath.Join(t.TempDir(), "anchors"))
+	if st := k.Check(ctx, as)[0]; st.Status != Unchecked {
+		t.Errorf("past the deadline: %s, want unchecked", st.Describe())
+	}
+	if st := k.Check(context.Background(), as)[0]; st.Status != Gone {
+		t.Errorf("in time: %s, want gone (nothing was cached past the deadline)", st.Describe())
+	}
+}
+
+// A commit keeps what was found for the gone paths it does not touch:
+// following them again walks history per hop (half a second per prompt in
+// a long one, after every commit); one it touches is followed again.
+func TestMovesOutliveACommitThatDoesNotTouchThem(t *testing.T) {
+	g := gitRepo(t, map[string]string{"a.go": numbered("a", 30), "other.go": numbered("o", 5)})
+	as := anchorTo(t, g, "a.go")
+	run(t, g.Root, "mv", "a.go", "b.go")
+	run(t, g.Root, "commit", "-qm", "a.go to b.go")
+	cacheFile := filepath.Join(t.TempDir(), "anchors")
+	check := func() string {
+		k := NewChecker(g, cacheFile)
+		d := k.Check(context.Background(), as)[0].Describe()
+		if err := k.Save(); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if d := check(); d != "a.go moved to b.go" {
+		t.Fatalf("%s", d)
+	}
+	logs := gitLogRuns(t)
+	write(t, g.Root, "other.go", numbered("o", 6))
+	run(t, g.Root, "commit", "-qam", "unrelated")
+	if d := check(); d != "a.go moved to b.go" || logs() != 0 {
+		t.Errorf("after an unrelated commit: %s, %d history walks (want none)", d, logs())
+	}
+	run(t, g.Root, "rm", "-q", "b.go")
+	run(t, g.Root, "commit", "-qm", "b.go removed")
+	if d := check(); d != "a.go gone" {
+		t.Errorf("after a commit removed where it went: %s, want gone", d)
+	}
+}
+
+// gitLogRuns puts a git on PATH that counts its log runs, and returns how
+// many it has counted since.
+func gitLogRuns(t *testing.T) func() int {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	count := filepath.Join(dir, "count")
+	script := "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = log ] && echo >> " + count + " && break; done\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return func() int {
+		b, _ := os.ReadFile(count)
+		return strings.Count(string(b), "\n")
 	}
 }

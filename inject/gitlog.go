@@ -99,6 +99,9 @@ func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime
 	switch {
 	case !ok || st.Head == "":
 		return g // nothing to log from, or no commit yet
+	case log.err != nil && ctx.Err() != nil:
+		g.Note = "git log did not answer in time: the commits since the handoff are not known"
+		return g
 	case log.err != nil:
 		g.Note = "the handoff's commit " + short(since) + " is not in this clone's history"
 		return g

@@ -1,9 +1,13 @@
 package inject
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"lore/gitrepo"
 )
 
 // The log stops at 51 commits: past 50, the count of those not listed is
@@ -26,5 +30,18 @@ func TestCommitsPastTheLogSayTheyAreMore(t *testing.T) {
 		if !strings.Contains(got, c.head) || !strings.Contains(got, c.tail) {
 			t.Errorf("%d commits:\n%s\nwant %q and %q", c.n, got, c.head, c.tail)
 		}
+	}
+}
+
+// A git log cut off by the deadline says so; it said the handoff's commit
+// was not in the clone's history, which the agent took as fact.
+func TestGitLogPastTheDeadlineSaysSo(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	src := &GitSource{Dir: t.TempDir(), Getenv: func(string) string { return "" },
+		Status: func() (*gitrepo.Status, error) { return &gitrepo.Status{Branch: "main", Head: "abc1234"}, nil }}
+	g := ReadGitChanges(ctx, src, "abc1234def", time.Time{})
+	if !strings.Contains(g.Note, "did not answer in time") || strings.Contains(g.text(), "not in this clone") {
+		t.Errorf("past the deadline: %q", g.text())
 	}
 }
