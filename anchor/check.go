@@ -263,13 +263,31 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int) {
 		k.dirty = true
 	}
 	diffs := map[string]map[string]string{} // "from to" → old path → new, "" for deleted
+	// The first walk of history for each gone path not cached runs side
+	// by side with the others (a few at a time): in a long history each
+	// takes a tenth of a second, one after another past the hook's
+	// deadline.
+	walks := map[string]func() (string, error){}
+	for _, i := range gone {
+		p := states[i].Anchor.Path
+		if _, known := k.c.move(p, k.AllRenames); !known && walks[p] == nil && len(walks) < maxWalks {
+			walks[p] = gitrepo.Start(ctx, k.Getenv, k.Root, lastTouch(p)...)
+		}
+	}
+	lastTouched := func(p string) (string, error) {
+		if w, ok := walks[p]; ok {
+			delete(walks, p)
+			return w()
+		}
+		return k.git(ctx, "", lastTouch(p)...)
+	}
 	var byBlob map[string]string
 	for _, i := range gone {
 		a := states[i].Anchor
 		to, known := k.c.move(a.Path, k.AllRenames)
 		if !known {
 			var held bool
-			to, held = k.moved(ctx, diffs, a.Path)
+			to, held = k.moved(ctx, diffs, lastTouched, a.Path)
 			if to == "" && a.Blob != emptyBlob {
 				// Never committed here, or deleted: the anchored content
 				// unchanged at another tracked path is where it went (a
@@ -345,6 +363,15 @@ func (k *Checker) unchangedSince(ctx context.Context, tree string) func(key, val
 	}
 }
 
+// maxWalks bounds the walks of history follow starts at once.
+const maxWalks = 4
+
+// lastTouch is git log's arguments for the last commit of HEAD's history
+// that touched path: its time, ID and parents.
+func lastTouch(path string) []string {
+	return []string{"log", "-1", "--format=%ct %H %P", "--", ":(literal)" + path}
+}
+
 // maxHops bounds how many renames of one file moved follows: each costs
 // a walk of history (git log -1 -- path).
 const maxHops = 8
@@ -359,7 +386,7 @@ const maxHops = 8
 // any file added since that looks like it (half the lines alike is
 // enough for git), crosses git's rename limit, and costs the prompt hook
 // a whole-tree diff after a large checkout.
-func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string, path string) (to string, held bool) {
+func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string, lastTouched func(path string) (string, error), path string) (to string, held bool) {
 	diff := func(from, to string) map[string]string {
 		r, ok := diffs[from+" "+to]
 		if !ok {
@@ -368,12 +395,22 @@ func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string,
 		}
 		return r
 	}
-	p := path
+	p, since := path, ""
 	for hop := 0; hop < maxHops; hop++ {
 		if to, ok := diff("HEAD", "")[p]; ok {
 			return to, true
 		}
-		out, err := k.git(ctx, "", "log", "-1", "--format=%ct %H %P", "--", ":(literal)"+p)
+		var out string
+		var err error
+		if since == "" {
+			out, err = lastTouched(p)
+		} else {
+			// The last commit since the move that touched the new path:
+			// from HEAD alone, git's history simplification follows a
+			// merge's first parent where neither parent holds the path
+			// (a branch that merged upstream's moves), and finds none.
+			out, err = k.git(ctx, "", "log", "-1", "--format=%ct %H %P", "--ancestry-path", since+"..HEAD", "--", ":(literal)"+p)
+		}
 		if err != nil {
 			return "", hop > 0
 		}
@@ -388,8 +425,11 @@ func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string,
 			k.c.set(whenKey(path), when)
 			k.dirty = true
 		}
+		if len(f) < 2 && hop > 0 {
+			return p, true // no commit since the move touched it: there at HEAD
+		}
 		if len(f) < 2 {
-			return "", hop > 0
+			return "", false
 		}
 		commit, next, found := f[1], "", false
 		for _, parent := range f[2:] {
@@ -403,7 +443,10 @@ func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string,
 		case !found:
 			return p, true // no later commit touched it: there at HEAD
 		case next == "":
-			return "", true // deleted
+			// Deleted: dated by the commit that deleted it, which a moved
+			// path's own last commit (the move) is not.
+			k.c.set(whenKey(path), f[0])
+			return "", true
 		}
 		// A file at the new path is where it went: a later commit that
 		// moved it away and put another file there is rare, and each
@@ -411,7 +454,7 @@ func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string,
 		if _, err := os.Lstat(filepath.Join(k.Root, filepath.FromSlash(next))); err == nil {
 			return next, true
 		}
-		p = next
+		p, since = next, commit
 	}
 	return "", true
 }

@@ -186,3 +186,57 @@ func gitLogRuns(t *testing.T) func() int {
 		return strings.Count(string(b), "\n")
 	}
 }
+
+// A branch that merged upstream, where the file moved twice: from HEAD
+// alone, git's history simplification followed the merge's first parent,
+// which never held the middle path, and the file read "gone" (moby: a
+// pull on a team's branch).
+func TestMovedThroughAMergeOfUpstream(t *testing.T) {
+	g := gitRepo(t, map[string]string{"a.go": numbered("a", 30), "x.go": numbered("x", 5)})
+	run(t, g.Root, "branch", "-M", "main")
+	run(t, g.Root, "checkout", "-qb", "team")
+	as := anchorTo(t, g, "a.go")
+	write(t, g.Root, "x.go", numbered("x", 6))
+	run(t, g.Root, "commit", "-qam", "team's work")
+	run(t, g.Root, "checkout", "-q", "main")
+	write(t, g.Root, "mid/keep.go", numbered("keep", 3))
+	run(t, g.Root, "add", ".")
+	run(t, g.Root, "mv", "a.go", "mid/a.go")
+	run(t, g.Root, "commit", "-qm", "a.go to mid/")
+	write(t, g.Root, "final/keep.go", numbered("final", 3))
+	run(t, g.Root, "add", ".")
+	run(t, g.Root, "mv", "mid/a.go", "final/a.go")
+	run(t, g.Root, "commit", "-qm", "mid/a.go to final/")
+	run(t, g.Root, "checkout", "-q", "team")
+	run(t, g.Root, "merge", "-q", "--no-edit", "main")
+	for _, all := range []bool{false, true} {
+		k := NewChecker(g, filepath.Join(t.TempDir(), "anchors"))
+		k.AllRenames = all
+		if d := k.Check(context.Background(), as)[0].Describe(); d != "a.go moved to final/a.go" {
+			t.Errorf("AllRenames %v: %s, want moved to final/a.go", all, d)
+		}
+	}
+}
+
+// A file moved, then deleted, is dated by its deletion, not by the move.
+func TestMovedThenDeletedIsDatedByTheDeletion(t *testing.T) {
+	g := gitRepo(t, map[string]string{"a.go": numbered("a", 30)})
+	as := anchorTo(t, g, "a.go")
+	commitAt := func(when, msg string) {
+		cmd := exec.Command("git", "commit", "-qm", msg)
+		cmd.Dir = g.Root
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@x",
+			"GIT_CONFIG_NOSYSTEM=1", "HOME="+g.Root, "GIT_COMMITTER_DATE="+when, "GIT_AUTHOR_DATE="+when)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	run(t, g.Root, "mv", "a.go", "b.go")
+	commitAt("2025-07-24T12:00:00Z", "move")
+	run(t, g.Root, "rm", "-q", "b.go")
+	commitAt("2025-08-01T12:00:00Z", "delete")
+	st := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(context.Background(), as)[0]
+	if st.Status != Gone || st.When.UTC().Format("2006-01-02") != "2025-08-01" {
+		t.Errorf("%s dated %s, want gone, 2025-08-01", st.Describe(), st.When.UTC().Format("2006-01-02"))
+	}
+}
