@@ -32,6 +32,19 @@ func anchorTo(t *testing.T, g Repo, path string) []record.Anchor {
 	return as
 }
 
+// wantEither checks the first of as, in a fresh cache, within git's
+// rename limit (the hooks) and past it (the commands that show moves).
+func wantEither(t *testing.T, g Repo, as []record.Anchor, want string) {
+	t.Helper()
+	for _, all := range []bool{false, true} {
+		k := NewChecker(g, filepath.Join(t.TempDir(), "anchors"))
+		k.AllRenames = all
+		if d := k.Check(context.Background(), as)[0].Describe(); d != want {
+			t.Errorf("AllRenames %v: %s, want %s", all, d, want)
+		}
+	}
+}
+
 // A file deleted in one commit is gone, though a file added by a later
 // commit looks like it: rename detection pairs files within the commit
 // that removed one, not across the months since the anchor was made
@@ -48,13 +61,7 @@ func TestMovedLooksWithinTheCommitThatRemovedIt(t *testing.T) {
 	if out := run(t, g.Root, "diff", "--find-renames", "--name-status", "HEAD~2"); !strings.HasPrefix(out, "R") {
 		t.Fatalf("the fixture does not pair the files across the range:\n%s", out)
 	}
-	for _, all := range []bool{false, true} {
-		k := NewChecker(g, filepath.Join(t.TempDir(), "anchors"))
-		k.AllRenames = all
-		if d := k.Check(context.Background(), as)[0].Describe(); d != "old.go gone" {
-			t.Errorf("AllRenames %v: %s, want gone", all, d)
-		}
-	}
+	wantEither(t, g, as, "old.go gone")
 }
 
 // A file renamed more than once, commits apart, is followed to where it
@@ -79,13 +86,7 @@ func TestMovedFollowsEachRename(t *testing.T) {
 		t.Fatalf("the fixture's range is within the rename limit:\n%s", out)
 	}
 	want := "a.go moved to pkg.go and changed, 1 line"
-	for _, all := range []bool{false, true} {
-		k := NewChecker(g, filepath.Join(t.TempDir(), "anchors"))
-		k.AllRenames = all
-		if d := k.Check(context.Background(), as)[0].Describe(); d != want {
-			t.Errorf("AllRenames %v: %s, want %s", all, d, want)
-		}
-	}
+	wantEither(t, g, as, want)
 	// Moved on again, uncommitted: the working tree's path.
 	run(t, g.Root, "mv", "pkg.go", "final.go")
 	want = "a.go moved to final.go and changed, 1 line"
@@ -209,13 +210,7 @@ func TestMovedThroughAMergeOfUpstream(t *testing.T) {
 	run(t, g.Root, "commit", "-qm", "mid/a.go to final/")
 	run(t, g.Root, "checkout", "-q", "team")
 	run(t, g.Root, "merge", "-q", "--no-edit", "main")
-	for _, all := range []bool{false, true} {
-		k := NewChecker(g, filepath.Join(t.TempDir(), "anchors"))
-		k.AllRenames = all
-		if d := k.Check(context.Background(), as)[0].Describe(); d != "a.go moved to final/a.go" {
-			t.Errorf("AllRenames %v: %s, want moved to final/a.go", all, d)
-		}
-	}
+	wantEither(t, g, as, "a.go moved to final/a.go")
 }
 
 // A file moved, then deleted, is dated by its deletion, not by the move.
