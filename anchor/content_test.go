@@ -100,3 +100,30 @@ func TestObjectID(t *testing.T) {
 		}
 	}
 }
+
+// A function added after another is one block below the first one's
+// closing brace, as git reads it: where the new function ends as the old
+// one does, the line diff put the block inside the old function, and a
+// range over it counted the new one as changed in it (moby: "19 lines in
+// 83-105" for a range git leaves as it was).
+func TestCompareSlidesAnAddedBlockDown(t *testing.T) {
+	first := "\tif out != nil {\n\t\treturn out\n\t}\n\n\treturn items\n}\n\n"
+	added := "// dropFlags removes the flags.\nfunc dropFlags(items []Item) []Item {\n\tvar out []Item\n" +
+		"\tfor i := range items {\n\t\tout = clone(items)\n\t}\n" +
+		"\tif out != nil {\n\t\treturn out\n\t}\n\treturn items\n}\n\n"
+	last := "// clone copies the slice.\nfunc clone(in []Item) []Item {\n"
+	top := "// a line added above\n" // with a change above, the line diff slid the block up
+	hs, _ := compare(first+last, top+first+added+last)
+	enc := encodeHunks(hs, true)
+	if enc != "1,0,1;8,0,12" { // git diff: @@ -0,0 +1 @@ and @@ -7,0 +9,12 @@
+		t.Errorf("hunks %s, want 1,0,1;8,0,12 (twelve lines added after line 7)", enc)
+	}
+	if l := linesOf(enc, 1, 6); l.InRange != 0 {
+		t.Errorf("the first function counts %d lines changed", l.InRange)
+	}
+	// The same for lines removed: the block below the kept function.
+	hs, _ = compare(top+first+added+last, first+last)
+	if enc := encodeHunks(hs, true); enc != "1,1,0;9,12,0" {
+		t.Errorf("hunks %s, want 1,1,0;9,12,0", enc)
+	}
+}

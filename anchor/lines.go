@@ -132,22 +132,21 @@ func objectID(data, like string) string {
 }
 
 // compare lists the changes from before to after, or nil and false if
-// either is binary.
+// either is binary. Each run of added lines, and each of removed lines,
+// stands as far down as the same lines allow (see slideDown).
 func compare(before, after string) ([]hunk, bool) {
 	if binary([]byte(before)) || binary([]byte(after)) {
 		return nil, false
 	}
+	ops := lineOps(diff.DoWithTimeout(before, after, diffTimeout))
+	slideDown(ops)
 	var hs []hunk
 	line := 1 // the next old line
 	var cur *hunk
-	for _, d := range diff.DoWithTimeout(before, after, diffTimeout) {
-		n := strings.Count(d.Text, "\n")
-		if !strings.HasSuffix(d.Text, "\n") {
-			n++
-		}
-		switch d.Type {
+	for _, o := range ops {
+		switch o.op {
 		case diffmatchpatch.DiffEqual:
-			line += n
+			line++
 			cur = nil
 			continue
 		case diffmatchpatch.DiffDelete:
@@ -155,17 +154,64 @@ func compare(before, after string) ([]hunk, bool) {
 				hs = append(hs, hunk{start: line})
 				cur = &hs[len(hs)-1]
 			}
-			cur.del += n
-			line += n
+			cur.del++
+			line++
 		case diffmatchpatch.DiffInsert:
 			if cur == nil {
 				hs = append(hs, hunk{start: line})
 				cur = &hs[len(hs)-1]
 			}
-			cur.add += n
+			cur.add++
 		}
 	}
 	return hs, true
+}
+
+// lineOp is one line of a diff: kept, removed or added.
+type lineOp struct {
+	op   diffmatchpatch.Operation
+	text string
+}
+
+func lineOps(ds []diffmatchpatch.Diff) []lineOp {
+	var ops []lineOp
+	for _, d := range ds {
+		for l := range strings.SplitAfterSeq(d.Text, "\n") {
+			if l != "" {
+				ops = append(ops, lineOp{d.Type, l})
+			}
+		}
+	}
+	return ops
+}
+
+// slideDown moves each run of only added, or only removed, lines down
+// while the line after it is the run's first (the same change, read one
+// line lower), as git does before its indent heuristic: a function added
+// after another was read as starting at that one's closing brace, and the
+// anchored function above counted the whole new one as changed in it
+// (moby: 19 lines in a range git leaves untouched).
+func slideDown(ops []lineOp) {
+	for i := 0; i < len(ops); {
+		if ops[i].op == diffmatchpatch.DiffEqual {
+			i++
+			continue
+		}
+		j := i
+		for j < len(ops) && ops[j].op == ops[i].op {
+			j++
+		}
+		if i > 0 && ops[i-1].op != diffmatchpatch.DiffEqual {
+			i = j // part of a replacement: left as it is
+			continue
+		}
+		for j < len(ops) && ops[j].op == diffmatchpatch.DiffEqual && ops[j].text == ops[i].text {
+			ops[i].op, ops[j].op = diffmatchpatch.DiffEqual, ops[i].op
+			i++
+			j++
+		}
+		i = j
+	}
 }
 
 // encodeHunks writes hunks as "start,del,add;…", or "binary".
