@@ -292,6 +292,7 @@ func cmdStale(ctx context.Context, e *env, args []string) error {
 // history, whose files change as work goes on (resume says so of the
 // last one), and listing them grew lore stale with every session.
 func staleRecords(ctx context.Context, snap *index.Snapshot, k *anchor.Checker) ([]staleRecord, int) {
+	k.Prune = true // every anchor in force is checked: what else the cache holds goes
 	// Sized once: tens of thousands of anchors, grown by doubling, cost
 	// more than checking them.
 	n := snap.Anchors()

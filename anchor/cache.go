@@ -48,6 +48,9 @@ type cache struct {
 	dropTree bool                         // data's r and w entries were derived under another tree
 	still    func(key, value string) bool // which of those hold under this one; nil: none
 	added    map[string]string            // key → value, set since the file was read
+	// used, when not nil, collects the file and diff entries looked up:
+	// a check of every anchor keeps those alone (see Checker.Prune).
+	used map[string]bool
 }
 
 func readCache(name string) *cache {
@@ -127,6 +130,9 @@ func (c *cache) get(key string) (string, bool) {
 	if i := c.search(prefix); i < len(c.data) {
 		l, _ := c.lineAt(i)
 		if v, ok := strings.CutPrefix(l, prefix); ok && c.holds(key, v) {
+			if c.used != nil {
+				c.used[key] = true
+			}
 			return v, true
 		}
 	}
@@ -140,6 +146,20 @@ func (c *cache) holds(key, value string) bool {
 }
 
 func (c *cache) set(key, value string) { c.added[key] = value }
+
+// unused reports whether, collecting what was used, the file holds file
+// or diff entries that were not: counted, not parsed, as lore stale runs
+// it every time.
+func (c *cache) unused() bool {
+	if c.used == nil {
+		return false
+	}
+	n := strings.Count(c.data, "\nf\t") + strings.Count(c.data, "\nd\t")
+	if strings.HasPrefix(c.data, "f\t") || strings.HasPrefix(c.data, "d\t") {
+		n++
+	}
+	return n > len(c.used)
+}
 
 // setTree makes tree the one r and w entries are derived under: of those
 // derived under another, the ones still reports on (nil: none) hold.
@@ -214,7 +234,7 @@ func (c *cache) write(name string, now time.Time) error {
 			continue
 		}
 		key := strings.Join(f[:n], "\t")
-		if !c.holds(key, f[n]) {
+		if !c.holds(key, f[n]) || c.used != nil && (l[0] == 'f' || l[0] == 'd') && !c.used[key] {
 			continue
 		}
 		if _, set := c.added[key]; !set {

@@ -235,3 +235,45 @@ func TestMovedThenDeletedIsDatedByTheDeletion(t *testing.T) {
 		t.Errorf("%s dated %s, want gone, 2025-08-01", st.Describe(), st.When.UTC().Format("2006-01-02"))
 	}
 }
+
+// A check of every anchor in force (lore stale, doctor) keeps only the
+// cached files and diffs it looked up: each edit of an anchored file left
+// a diff entry behind for good, and the cache grew with every pull. A
+// check of some anchors (a prompt's) keeps everything.
+func TestPruneKeepsWhatTheCheckUsed(t *testing.T) {
+	g := gitRepo(t, map[string]string{"a.go": numbered("a", 10), "b.go": numbered("b", 10)})
+	as := append(anchorTo(t, g, "a.go"), anchorTo(t, g, "b.go")...)
+	cacheFile := filepath.Join(t.TempDir(), "anchors")
+	check := func(anchors []record.Anchor, prune bool) {
+		k := NewChecker(g, cacheFile)
+		k.Prune = prune
+		k.Check(context.Background(), anchors)
+		if err := k.Save(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries := func(kind byte) int {
+		n := 0
+		for _, l := range readCache(cacheFile).lines() {
+			if l != "" && l[0] == kind {
+				n++
+			}
+		}
+		return n
+	}
+	for i := 11; i <= 13; i++ { // three edits of a.go: three diffs cached
+		write(t, g.Root, "a.go", numbered("a", i))
+		check(as, false)
+	}
+	if d := entries('d'); d != 3 {
+		t.Fatalf("%d diff entries after three edits, want 3", d)
+	}
+	check(as[1:], false) // some anchors: nothing goes
+	if d := entries('d'); d != 3 {
+		t.Fatalf("%d diff entries after a check of b.go alone, want 3", d)
+	}
+	check(as, true)
+	if d, f := entries('d'), entries('f'); d != 1 || f != 2 {
+		t.Errorf("after a full check: %d diff and %d file entries, want 1 and 2", d, f)
+	}
+}
