@@ -326,6 +326,11 @@ func (e *env) fail(err error) int {
 	if err == nil || err == errHelpShown {
 		return exitOK
 	}
+	if errors.Is(err, syscall.EPIPE) && e.recorded == "" {
+		// A command that returned stdout's write error (a JSON encoder,
+		// an export): its reader went away, as for lore list | head.
+		return exitBrokenPipe
+	}
 	code, hint := exitFailure, ""
 	var ce *cliError
 	var nf *store.NotFoundError

@@ -68,6 +68,11 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 		}
 		return e.dispatch("mcp", "", verbs, args)
 	}
+	for _, a := range args {
+		if slices.Contains(groupVerbs["mcp"], a) { // lore mcp --agent claude install
+			return usageError(helpHint("mcp "+a), "mcp: the verb comes before the flags: lore mcp %s [flags]", a)
+		}
+	}
 	fs := newFlags("mcp")
 	readOnly := fs.Bool("read-only", false, "serve only the read tools")
 	hostTrusted := fs.Bool("host-trusted", false, "the server is in the repository's own configuration (see lore trust --help)")
@@ -75,9 +80,6 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		if v := fs.Arg(0); slices.Contains(groupVerbs["mcp"], v) {
-			return usageError(helpHint("mcp "+v), "mcp: the verb comes before the flags: lore mcp %s [flags]", v)
-		}
 		return usageError(helpHint("mcp"), "mcp: unknown verb %q (want install, uninstall or status, or no verb to serve)", fs.Arg(0))
 	}
 	debug.SetGCPercent(100) // a long-lived server collects its garbage

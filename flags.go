@@ -106,7 +106,7 @@ func flagError(fs *pflag.FlagSet, err error) error {
 	case errors.As(err, &unknown) && dashedText(unknown):
 		// A message that starts with a dash ("-1 returned", "--verbose
 		// prints twice") was read as a flag.
-		return usageError(fmt.Sprintf("text that starts with a dash goes after --: lore %s [flags] -- TEXT", fs.Name()), "%s%s", prefix, err)
+		return usageError("put -- before text that starts with a dash: every word after -- is text", "%s%s", prefix, err)
 	case errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "":
 		name := unknown.GetSpecifiedName()
 		var names []string

@@ -116,7 +116,7 @@ func (k *Checker) unchangedSince(ctx context.Context, tree string) func(key, val
 	if head == "" {
 		return nil
 	}
-	args := []string{"diff", "--name-only", "--no-renames", "-z", head, "--"}
+	args := []string{"diff", "--name-status", "--no-renames", "-z", head, "--"}
 	if k.Exclude != "" {
 		args = append(args, ".", ":(exclude)"+k.Exclude)
 	}
@@ -124,9 +124,11 @@ func (k *Checker) unchangedSince(ctx context.Context, tree string) func(key, val
 	if err != nil {
 		return nil
 	}
-	changed := map[string]bool{}
-	for p := range strings.SplitSeq(out, "\x00") {
-		changed[p] = true
+	changed, added := map[string]bool{}, false
+	f := strings.Split(out, "\x00")
+	for i := 0; i+1 < len(f); i += 2 { // status, path
+		changed[f[i+1]] = true
+		added = added || f[i] == "A"
 	}
 	return func(key, value string) bool {
 		_, path, _ := strings.Cut(key, "\t")
@@ -134,7 +136,16 @@ func (k *Checker) unchangedSince(ctx context.Context, tree string) func(key, val
 			return false
 		}
 		to := unfield(value)
-		return key[0] == 'w' || to == "" || !changed[to]
+		switch {
+		case key[0] == 'w':
+			return true
+		case to == "":
+			// Gone, as far as was known: a file added since may be
+			// where it went (a commit amended to add the renamed file,
+			// a branch that renamed it).
+			return !added
+		}
+		return !changed[to]
 	}
 }
 

@@ -277,3 +277,36 @@ func TestPruneKeepsWhatTheCheckUsed(t *testing.T) {
 		t.Errorf("after a full check: %d diff and %d file entries, want 1 and 2", d, f)
 	}
 }
+
+// A file found gone is looked for again once a file is added anywhere:
+// the commit amended to add the renamed file, or a checkout of a branch
+// that renamed it, kept "gone" from the cache (new-user check 19).
+func TestGoneIsLookedForAgainAfterAnAddition(t *testing.T) {
+	g := gitRepo(t, map[string]string{"util.go": numbered("u", 20), "other.go": numbered("o", 5)})
+	as := anchorTo(t, g, "util.go")
+	cacheFile := filepath.Join(t.TempDir(), "anchors")
+	check := func() string {
+		k := NewChecker(g, cacheFile)
+		d := k.Check(context.Background(), as)[0].Describe()
+		if err := k.Save(); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	run(t, g.Root, "rm", "-q", "util.go")
+	run(t, g.Root, "commit", "-qm", "move util")
+	if d := check(); d != "util.go gone" {
+		t.Fatalf("%s", d)
+	}
+	write(t, g.Root, "other.go", numbered("o", 6)) // a change that adds nothing keeps the answer
+	run(t, g.Root, "commit", "-qam", "other")
+	if d := check(); d != "util.go gone" {
+		t.Fatalf("%s", d)
+	}
+	write(t, g.Root, "helpers.go", numbered("u", 20))
+	run(t, g.Root, "add", "helpers.go")
+	run(t, g.Root, "commit", "-q", "--amend", "--no-edit")
+	if d := check(); d != "util.go moved to helpers.go" {
+		t.Errorf("after the amend added the renamed file: %s", d)
+	}
+}
