@@ -32,6 +32,24 @@ func anchorTo(t *testing.T, g Repo, path string) []record.Anchor {
 	return as
 }
 
+// describeFresh is how the first of as reads, checked with an empty cache.
+func describeFresh(t *testing.T, g Repo, as []record.Anchor) string {
+	t.Helper()
+	return describeSaved(t, g, filepath.Join(t.TempDir(), "anchors"), as)
+}
+
+// describeSaved is how the first of as reads, checked through cacheFile,
+// which the check then writes.
+func describeSaved(t *testing.T, g Repo, cacheFile string, as []record.Anchor) string {
+	t.Helper()
+	k := NewChecker(g, cacheFile)
+	d := k.Check(context.Background(), as)[0].Describe()
+	if err := k.Save(); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // wantEither checks the first of as, in a fresh cache, within git's
 // rename limit (the hooks) and past it (the commands that show moves).
 func wantEither(t *testing.T, g Repo, as []record.Anchor, want string) {
@@ -90,12 +108,12 @@ func TestMovedFollowsEachRename(t *testing.T) {
 	// Moved on again, uncommitted: the working tree's path.
 	run(t, g.Root, "mv", "pkg.go", "final.go")
 	want = "a.go moved to final.go and changed, 1 line"
-	if d := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(context.Background(), as)[0].Describe(); d != want {
+	if d := describeFresh(t, g, as); d != want {
 		t.Errorf("after an uncommitted move: %s, want %s", d, want)
 	}
 	// Deleted in the end: gone.
 	run(t, g.Root, "rm", "-qf", "final.go")
-	if d := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(context.Background(), as)[0].Describe(); d != "a.go gone" {
+	if d := describeFresh(t, g, as); d != "a.go gone" {
 		t.Errorf("after its removal: %s, want gone", d)
 	}
 }
@@ -111,7 +129,7 @@ func TestMovedFindsTheContentCommittedApart(t *testing.T) {
 	run(t, g.Root, "commit", "-qm", "copy")
 	run(t, g.Root, "rm", "-q", "src/a.go")
 	run(t, g.Root, "commit", "-qm", "delete")
-	if d := NewChecker(g, filepath.Join(t.TempDir(), "anchors")).Check(context.Background(), as)[0].Describe(); d != "src/a.go moved to lib/a2.go" {
+	if d := describeFresh(t, g, as); d != "src/a.go moved to lib/a2.go" {
 		t.Errorf("%s, want moved to lib/a2.go", d)
 	}
 }
@@ -143,14 +161,7 @@ func TestMovesOutliveACommitThatDoesNotTouchThem(t *testing.T) {
 	run(t, g.Root, "mv", "a.go", "b.go")
 	run(t, g.Root, "commit", "-qm", "a.go to b.go")
 	cacheFile := filepath.Join(t.TempDir(), "anchors")
-	check := func() string {
-		k := NewChecker(g, cacheFile)
-		d := k.Check(context.Background(), as)[0].Describe()
-		if err := k.Save(); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
+	check := func() string { return describeSaved(t, g, cacheFile, as) }
 	if d := check(); d != "a.go moved to b.go" {
 		t.Fatalf("%s", d)
 	}
@@ -285,14 +296,7 @@ func TestGoneIsLookedForAgainAfterAnAddition(t *testing.T) {
 	g := gitRepo(t, map[string]string{"util.go": numbered("u", 20), "other.go": numbered("o", 5)})
 	as := anchorTo(t, g, "util.go")
 	cacheFile := filepath.Join(t.TempDir(), "anchors")
-	check := func() string {
-		k := NewChecker(g, cacheFile)
-		d := k.Check(context.Background(), as)[0].Describe()
-		if err := k.Save(); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
+	check := func() string { return describeSaved(t, g, cacheFile, as) }
 	run(t, g.Root, "rm", "-q", "util.go")
 	run(t, g.Root, "commit", "-qm", "move util")
 	if d := check(); d != "util.go gone" {
