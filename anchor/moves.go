@@ -109,8 +109,9 @@ const emptyBlob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
 // unchangedSince reports, of the move and date entries derived under
 // tree (a treeKey), those that still hold now: their paths, the gone one
 // and where it went, are the same in the working tree as in that tree's
-// HEAD (git diff --name-only from it). Nil when that cannot be told: all
-// are derived again.
+// HEAD (git diff --name-status from it), and, for a path found gone, no
+// file was added since. Nil when that cannot be told: all are derived
+// again.
 func (k *Checker) unchangedSince(ctx context.Context, tree string) func(key, value string) bool {
 	head, _, _ := strings.Cut(tree, ":")
 	if head == "" {

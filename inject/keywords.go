@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+
+	"lore/record"
 )
 
 // A Token is one significant term of a text: its stem, which matching
@@ -129,9 +131,7 @@ func hasSpaceless(chunk string) bool {
 // Khmer and Myanmar. Their marks (Thai vowels and tones) are not letters
 // of it themselves but belong to the letter before them (see clusterEnd).
 func isSpaceless(c rune) bool {
-	// ー (データ) and 々 (時々) are of no script, but belong to the word.
-	return c >= 0x0e00 && (unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
-		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar) && !unicode.IsMark(c) || c == 'ー' || c == '々' || c == 'ｰ')
+	return (record.Spaceless(c) || c >= 0x1100 && unicode.Is(unicode.Hangul, c)) && !unicode.IsMark(c)
 }
 
 // eachSpaceless splits a chunk holding script written without spaces

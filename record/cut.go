@@ -68,7 +68,7 @@ func WordCut(s string, n int) int {
 		}
 		prev, size := utf8.DecodeLastRuneInString(s[:i])
 		next, _ := utf8.DecodeRuneInString(s[i:])
-		if (spaceless(prev) || spaceless(next)) && characterBoundary(s, i) {
+		if (Spaceless(prev) || Spaceless(next)) && characterBoundary(s, i) {
 			return i
 		}
 		i -= size
@@ -76,12 +76,12 @@ func WordCut(s string, n int) int {
 	return 0
 }
 
-// spaceless reports whether r is of a script written without spaces
-// between words.
-func spaceless(r rune) bool {
-	return r >= 0x0e00 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana,
-		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar, unicode.Tibetan) ||
-		r == 'ー' || r == '々' || r == 'ｰ'
+// Spaceless reports whether r is of a script written without spaces
+// between words: Chinese, Japanese, Thai, Lao, Khmer, Myanmar. (ー, as in
+// データ, and 々, as in 時々, are of no script, but belong to the word.)
+func Spaceless(r rune) bool {
+	return r >= 0x0e00 && (unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana,
+		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar) || r == 'ー' || r == '々' || r == 'ｰ')
 }
 
 // CutText shortens s, its runs of white space made one space, to about n
