@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -174,4 +175,60 @@ func (r *recorder[Req, Reply]) lastLog() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.log[max(0, len(r.log)-10):])
+}
+
+// loreUses is what lore says of the records used in repo: for each record
+// (its full ID), how many sessions used it (lore stats --json), and how
+// the latest use was made (named, shown or restated), from the sessions'
+// receipts in .lore/.local/receipts.
+func loreUses(t *testing.T, bin, repo string, env []string) (map[string]int, map[string]string) {
+	t.Helper()
+	cmd := exec.Command(bin, "stats", "--json")
+	cmd.Dir, cmd.Env = repo, env
+	out, err := cmd.Output()
+	var rep struct {
+		Records []struct {
+			ID   string `json:"id"`
+			Used int    `json:"used"`
+		} `json:"records"`
+	}
+	if err != nil || json.Unmarshal(out, &rep) != nil {
+		t.Fatalf("lore stats --json: %v\n%s", err, out)
+	}
+	used := map[string]int{}
+	for _, r := range rep.Records {
+		used[r.ID] = r.Used
+	}
+	how, at := map[string]string{}, map[string]time.Time{}
+	files, _ := filepath.Glob(filepath.Join(repo, ".lore", ".local", "receipts", "*.jsonl"))
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		for _, line := range strings.Split(string(data), "\n") {
+			var ev struct {
+				T     time.Time         `json:"t"`
+				Event string            `json:"event"`
+				Uses  map[string]string `json:"uses"`
+			}
+			if json.Unmarshal([]byte(line), &ev) != nil || ev.Event != "used" {
+				continue
+			}
+			for id, h := range ev.Uses {
+				if !ev.T.Before(at[id]) {
+					how[id], at[id] = h, ev.T
+				}
+			}
+		}
+	}
+	return used, how
+}
+
+// withPrefix is the key of m that starts with short (a record's short
+// ID), or short.
+func withPrefix[V any](m map[string]V, short string) string {
+	for id := range m {
+		if strings.HasPrefix(id, short) {
+			return id
+		}
+	}
+	return short
 }
