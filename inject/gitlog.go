@@ -3,6 +3,7 @@ package inject
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,7 +19,11 @@ type GitChanges struct {
 	// Missing counts the commits of the handoff's history that HEAD
 	// lacks (made on another branch, or HEAD reset since), up to 51:
 	// the handoff speaks of work that is not checked out.
-	Missing     int      `json:"missing_from_head,omitempty"`
+	Missing int `json:"missing_from_head,omitempty"`
+	// Brought is the commit of HEAD's history that brought the handoff,
+	// counted from when the handoff's own commit is not in HEAD's history
+	// because it was rewritten (amended, rebased, squashed, cherry-picked).
+	Brought     string   `json:"brought_by,omitempty"`
 	Uncommitted []string `json:"uncommitted"` // porcelain lines, such as "M lore/store.go"
 	Note        string   `json:"note,omitempty"`
 	noStatus    bool     // git status failed: nothing is known of the working tree
@@ -31,6 +36,7 @@ const maxListed = 10
 // is read, and the repository to ask for the log.
 type GitSource struct {
 	Dir    string
+	Store  string              // the store's directory, where the handoff is recorded
 	Getenv func(string) string // git's variables, as gitrepo.Run takes them
 	Status func() (*gitrepo.Status, error)
 }
@@ -38,16 +44,26 @@ type GitSource struct {
 // StartGit starts git status of repoDir, leaving out the store at storeDir:
 // the view is about the code; lore status counts the records.
 func StartGit(ctx context.Context, getenv func(string) string, repoDir, storeDir string) *GitSource {
-	return &GitSource{Dir: repoDir, Getenv: getenv, Status: gitrepo.StartStatus(ctx, getenv, repoDir, storeDir)}
+	return &GitSource{Dir: repoDir, Store: storeDir, Getenv: getenv, Status: gitrepo.StartStatus(ctx, getenv, repoDir, storeDir)}
+}
+
+// Since is what the view counts git's changes from: the handoff's commit
+// (or its time, when it was made before the first commit), and where the
+// handoff is recorded, to find the commit that brought it when its own
+// commit was rewritten.
+type Since struct {
+	Commit string
+	Time   time.Time
+	ID     string   // the handoff's record ID
+	Shards []string // the store files holding it, relative to the store
 }
 
 // ReadGitChanges asks the git binary rather than go-git: go-git's status
 // hashes the whole worktree (hundreds of milliseconds on a large
 // repository), while git's uses the index's stat cache; both calls are
 // bounded by ctx. Without git, the view says so and carries on.
-// since is the handoff's commit; when the handoff was made before the first
-// commit, sinceTime (its timestamp) stands in.
-func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime time.Time) *GitChanges {
+func ReadGitChanges(ctx context.Context, src *GitSource, from Since) *GitChanges {
+	since, sinceTime := from.Commit, from.Time
 	g := &GitChanges{Since: since, Commits: []string{}, Uncommitted: []string{}} // [] in JSON, not null
 	// After a rebase the handoff's commit is no longer HEAD's ancestor, and
 	// since..HEAD would also list the rebased copies of the commits it
@@ -69,7 +85,7 @@ func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime
 	logged := make(chan result, 1)
 	if since != "" || !sinceTime.IsZero() {
 		go func() {
-			out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, append([]string{"log", "--format=%m%h %s", "-n", "102"}, rng...)...)
+			out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, append(logArgs("%m%h %s", 102), rng...)...)
 			logged <- result{out, err}
 		}()
 	} else {
@@ -102,20 +118,82 @@ func ReadGitChanges(ctx context.Context, src *GitSource, since string, sinceTime
 	case log.err != nil && ctx.Err() != nil:
 		g.Note = "git log did not answer in time: the commits since the handoff are not known"
 		return g
-	case log.err != nil:
-		g.Note = "the handoff's commit " + short(since) + " is not in this clone's history"
-		return g
-	}
-	for _, l := range strings.Split(strings.TrimRight(log.out, "\n"), "\n") {
-		switch {
-		case l == "":
-		case l[0] == '<':
-			g.Missing = min(g.Missing+1, 51)
-		case len(g.Commits) < 51:
-			g.Commits = append(g.Commits, l[1:]) // after its mark, '>'
+	case log.err == nil:
+		for _, l := range strings.Split(strings.TrimRight(log.out, "\n"), "\n") {
+			switch {
+			case l == "":
+			case l[0] == '<':
+				g.Missing = min(g.Missing+1, 51)
+			case len(g.Commits) < 51:
+				g.Commits = append(g.Commits, l[1:]) // after its mark, '>'
+			}
+		}
+		if g.Missing == 0 {
+			return g
 		}
 	}
+	if log.err != nil && ctx.Err() == nil && shallow(ctx, src) {
+		// The history is cut: what brought the handoff may be the cut
+		// itself, which would pass for a rewrite.
+		g.Note = "the handoff's commit " + short(since) + " is not in this shallow clone's history (git fetch --unshallow)"
+		return g
+	}
+	// The handoff's commit is gone from this clone, or HEAD lacks some of
+	// its history. If the handoff is in HEAD's history all the same, its
+	// commit was rewritten (an amend, rebase or squash merge that also
+	// brought the handoff), and the commits since are those after the one
+	// that brought it.
+	if b := broughtBy(ctx, src, from); b != "" {
+		out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, append(logArgs("%h %s", 51), b+"..HEAD")...)
+		if err == nil {
+			g.Brought, g.Missing, g.Commits = b, 0, []string{}
+			for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+				if l != "" {
+					g.Commits = append(g.Commits, l)
+				}
+			}
+			return g
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		g.Note = "git log did not answer in time: the commits since the handoff are not known"
+	case log.err == nil:
+	default:
+		g.Note = "the handoff's commit " + short(since) + " is not in this clone's history"
+	}
 	return g
+}
+
+// logArgs starts a git log of at most n commits in format, in UTF-8
+// whatever i18n.logOutputEncoding says: the view is written in UTF-8.
+func logArgs(format string, n int) []string {
+	return []string{"log", "--encoding=UTF-8", "--format=" + format, "-n", fmt.Sprint(n)}
+}
+
+// broughtBy is the oldest commit of HEAD's history that added the handoff's
+// ID to a file that holds it ("" if none does, as when the handoff was
+// never committed).
+func broughtBy(ctx context.Context, src *GitSource, from Since) string {
+	if from.ID == "" || len(from.Shards) == 0 || src.Store == "" {
+		return ""
+	}
+	args := []string{"log", "--format=%H", "-S" + from.ID, "HEAD", "--"}
+	for _, sh := range from.Shards {
+		args = append(args, filepath.Join(src.Store, sh))
+	}
+	out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, args...)
+	lines := strings.Fields(out)
+	if err != nil || len(lines) == 0 {
+		return ""
+	}
+	return lines[len(lines)-1]
+}
+
+// shallow reports a clone whose history was cut (git clone --depth).
+func shallow(ctx context.Context, src *GitSource) bool {
+	out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, "rev-parse", "--is-shallow-repository")
+	return err == nil && strings.TrimSpace(out) == "true"
 }
 
 func short(h string) string {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"lore/gitrepo"
 )
@@ -40,7 +39,7 @@ func TestGitLogPastTheDeadlineSaysSo(t *testing.T) {
 	cancel()
 	src := &GitSource{Dir: t.TempDir(), Getenv: func(string) string { return "" },
 		Status: func() (*gitrepo.Status, error) { return &gitrepo.Status{Branch: "main", Head: "abc1234"}, nil }}
-	g := ReadGitChanges(ctx, src, "abc1234def", time.Time{})
+	g := ReadGitChanges(ctx, src, Since{Commit: "abc1234def"})
 	if !strings.Contains(g.Note, "did not answer in time") || strings.Contains(g.text(), "not in this clone") {
 		t.Errorf("past the deadline: %q", g.text())
 	}

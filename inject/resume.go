@@ -61,12 +61,11 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, o ResumeOptions) *Re
 	// git's log since the handoff runs while the rest is read.
 	gitDone := make(chan *GitChanges, 1)
 	if git != nil {
-		var since string
-		var sinceTime time.Time
-		if v.Handoff != nil {
-			since, sinceTime = v.Handoff.Commit, v.Handoff.Created
+		var from Since
+		if h := v.Handoff; h != nil {
+			from = Since{Commit: h.Commit, Time: h.Created, ID: h.ID, Shards: snap.Shards(h.ID)}
 		}
-		go func() { gitDone <- ReadGitChanges(ctx, git, since, sinceTime) }()
+		go func() { gitDone <- ReadGitChanges(ctx, git, from) }()
 	} else {
 		close(gitDone)
 	}
@@ -208,6 +207,9 @@ func (g *GitChanges) text() string {
 	}
 	fmt.Fprintf(&b, "Git on %s:", branch)
 	label := short(g.Since)
+	if g.Brought != "" {
+		label += " was rewritten; counting after " + short(g.Brought) + ", which brought the handoff"
+	}
 	if label == "" && !g.SinceTime.IsZero() {
 		label = "made " + g.SinceTime.UTC().Format("2006-01-02 15:04 UTC")
 	}
