@@ -17,7 +17,8 @@ What the store gained that git does not have yet: record versions added
 since the last commit, and those not yet on the upstream branch, by kind
 (new records, revisions, and versions edited by hand), and the versions
 git would lose there (removed from the shards: a revert, git rm, a shard
-deleted, a line edited out). It asks git about the store's own path only,
+deleted, a line edited out); then what the upstream branch gained since
+HEAD left it, not pulled yet. It asks git about the store's own path only,
 and finds the shards changed since git last looked by comparing lore's
 index with git's, so it stays cheap in a large repository and store.`
 
@@ -63,6 +64,9 @@ func cmdStatus(ctx context.Context, e *env, args []string) error {
 	e.printCounts("Since the last commit", st.Uncommitted)
 	if st.Upstream != "" {
 		e.printCounts("Not yet on "+st.Upstream, st.Unpushed)
+	}
+	if len(st.NotPulled) > 0 {
+		e.printCounts("On "+st.Upstream+", not pulled yet", st.NotPulled)
 	}
 	return nil
 }

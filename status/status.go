@@ -47,8 +47,9 @@ var ErrNoRepo = errors.New("the store is in no git repository: status compares i
 type Status struct {
 	Branch      string `json:"branch"`
 	Upstream    string `json:"upstream,omitempty"`
-	Uncommitted Counts `json:"uncommitted"` // since the last commit
-	Unpushed    Counts `json:"unpushed"`    // not on the upstream branch yet, uncommitted included; nil (null) without one
+	Uncommitted Counts `json:"uncommitted"`          // since the last commit
+	Unpushed    Counts `json:"unpushed"`             // not on the upstream branch yet, uncommitted included; nil (null) without one
+	NotPulled   Counts `json:"not_pulled,omitempty"` // on the upstream branch since HEAD left it
 	Note        string `json:"note,omitempty"`
 	// Conflicted are the shards (from the top of the repository) a merge,
 	// rebase or cherry-pick left unresolved; their records are counted as
@@ -79,15 +80,31 @@ func Of(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error
 	// (a diff of the working tree with HEAD reads every tree of the store:
 	// 68 ms at 100k records against 4). Without HEAD (no commit yet),
 	// --cached shows everything staged.
-	run := func(args ...string) func() (string, error) { return gitrepo.Start(ctx, s.Getenv, s.Dir, args...) }
-	upstream := run("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
-	staged := run("diff", "--no-color", "-U0", "--cached", "--", ".")
-	sinceUpstream := run("diff", "--no-color", "-U0", "@{upstream}", "HEAD", "--", ".")
-
+	//
 	// The branch is read from .git, as git rev-parse --abbrev-ref HEAD
 	// says it: one git process less, on a machine running several at once.
-	st := &Status{}
+	// Its upstream is named through it: a rebase in progress detaches HEAD,
+	// whose @{upstream} is none.
 	head := gitrepo.ReadHead(s.Dir, s.Getenv)
+	up := "@{upstream}"
+	if head.Branch != "" {
+		up = head.Branch + up
+	}
+	// --text: a repository may mark *.jsonl binary or -diff, and git would
+	// only say the files differ. The upstream is compared from where HEAD
+	// left it (A...B is B against their merge base): a clone behind its
+	// upstream lacks no record of its own there, and what the upstream
+	// gained since is counted apart, as not pulled yet.
+	run := func(args ...string) func() (string, error) { return gitrepo.Start(ctx, s.Getenv, s.Dir, args...) }
+	diff := func(revs ...string) func() (string, error) {
+		return run(append(append([]string{"diff", "--no-color", "--text", "-U0"}, revs...), "--", ".")...)
+	}
+	upstream := run("rev-parse", "--abbrev-ref", "--symbolic-full-name", up)
+	staged := diff("--cached")
+	sinceUpstream := diff(up + "...HEAD")
+	notPulled := diff("HEAD..." + up)
+
+	st := &Status{}
 	st.Branch = head.Branch
 	if st.Branch == "" && head.Commit != "" {
 		st.Branch = "HEAD" // detached
@@ -107,7 +124,7 @@ func Of(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error
 		for i, p := range st.Conflicted {
 			specs[i] = ":(top,literal)" + p
 		}
-		conflicted, err := run(append([]string{"diff", "--no-color", "-U0", "HEAD", "--"}, specs...)...)()
+		conflicted, err := run(append([]string{"diff", "--no-color", "--text", "-U0", "HEAD", "--"}, specs...)...)()
 		if err != nil {
 			return nil, err
 		}
@@ -118,17 +135,24 @@ func Of(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error
 		st.Note = "no commit yet"
 		return st, nil
 	}
-	up, err := upstream()
+	name, err := upstream()
 	if err != nil {
 		st.Note = "no upstream branch"
 		return st, nil
 	}
-	st.Upstream = strings.TrimSpace(up)
+	st.Upstream = strings.TrimSpace(name)
 	commits, err := sinceUpstream()
 	if err != nil {
 		return nil, err
 	}
 	st.Unpushed = diffCounts(untracked, commits, index, notStaged)
+	pulled, err := notPulled()
+	if err != nil {
+		return nil, err
+	}
+	if c := diffCounts(nil, pulled); len(c) > 0 {
+		st.NotPulled = c
+	}
 	return st, nil
 }
 
