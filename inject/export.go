@@ -240,7 +240,7 @@ func patternLine(r *record.Record) line {
 	if r.Anti {
 		title = "Avoid: " + title
 	}
-	l.text = fmt.Sprintf("- **%s** (confidence %.1f, `%s`)", title, patterns.Confidence(r), r.Short())
+	l.text = fmt.Sprintf("- **%s** (confidence %s, `%s`)", title, patterns.ConfidenceText(r), r.Short())
 	if r.Context != "" {
 		l.text += " When: " + l.clean(r.Short(), "context", r.Context) + "."
 	}

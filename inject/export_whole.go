@@ -63,7 +63,7 @@ var exportParts = sync.OnceValue(func() []exportPart {
 	teachLines := strings.Split(Teach, "\n")
 	return []exportPart{
 		{lineIs(exportHeading("Where the last session left off")), lineMatches(`^[a-z]+-\S+ \(\d{4}-\d\d-\d\d\):( .*)?$|^- (Next|Blocked):( .*)?$`)},
-		{lineIs(exportHeading("Patterns")), lineMatches("^- \\*\\*.*\\*\\* \\(confidence \\d+\\.\\d, `[^`]*`\\)( .*)?$")},
+		{lineIs(exportHeading("Patterns")), lineMatches("^- \\*\\*.*\\*\\* \\(confidence \\d+(\\.\\d{1,2})?, `[^`]*`\\)( .*)?$")},
 		{lineIs(exportHeading("Decisions")), lineMatches("^- \\*\\*.*\\*\\* \\(\\d{4}-\\d\\d-\\d\\d, `[^`]*`\\)(:( .*)?)?$")},
 		{lineIs(exportHeading("Recurring failures")), lineMatches(`^- \d+× .*, last \d{4}-\d\d-\d\d:( .*)?$`)},
 		{lineMatches("^" + strings.ReplaceAll(regexp.QuoteMeta(strings.TrimSpace(leftOutLine)), "%d", `\d+`) + "$"), func(string) bool { return false }},

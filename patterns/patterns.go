@@ -8,6 +8,7 @@ package patterns
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"lore/record"
@@ -102,15 +103,22 @@ func Confidence(r *record.Record) float64 {
 	return *r.Confidence
 }
 
+// ConfidenceText is how every view writes a confidence: to two places at
+// most and without trailing zeros (0.95, 0.9), so a block, an export and
+// lore show give the same figure.
+func ConfidenceText(r *record.Record) string {
+	return strconv.FormatFloat(math.Round(Confidence(r)*100)/100, 'f', -1, 64)
+}
+
 // Describe lays a pattern out for a context block:
 //
 //	[pattern] Safe bash arithmetic (confidence: 0.9) pat-a1b2c3d4
 //	  Context: set -e scripts
 //	  Solution: x=$((x+1))
 func Describe(r *record.Record) record.Item {
-	h := fmt.Sprintf("[pattern] %s (confidence: %.1f)", r.Text, Confidence(r))
+	h := fmt.Sprintf("[pattern] %s (confidence: %s)", r.Text, ConfidenceText(r))
 	if r.Anti {
-		h = fmt.Sprintf("[pattern] %s (anti-pattern, confidence: %.1f)", r.Text, Confidence(r))
+		h = fmt.Sprintf("[pattern] %s (anti-pattern, confidence: %s)", r.Text, ConfidenceText(r))
 	}
 	if !r.Active() {
 		h += " [" + r.Status + "]"
@@ -120,7 +128,7 @@ func Describe(r *record.Record) record.Item {
 
 // Detail is the pattern's fields, one line each, for lore show.
 func Detail(r *record.Record) []string {
-	return append([]string{fmt.Sprintf("Confidence: %.2f", Confidence(r))}, body(r)...)
+	return append([]string{"Confidence: " + ConfidenceText(r)}, body(r)...)
 }
 
 func body(r *record.Record) []string {

@@ -69,7 +69,24 @@ func TestDescribe(t *testing.T) {
 	if !strings.Contains(got, "(anti-pattern, confidence: 0.9) pat-a1b2c3d4") || !strings.Contains(got, "Instead: time.Parse") {
 		t.Errorf("Describe: %q", got)
 	}
-	if d := Detail(r); d[0] != "Confidence: 0.90" {
+	if d := Detail(r); d[0] != "Confidence: 0.9" {
 		t.Errorf("Detail: %q", d)
+	}
+}
+
+// A block and lore show give one figure: the block wrote 0.95 as 0.9
+// (%.1f) where show wrote 0.95.
+func TestConfidenceTextIsOneFigure(t *testing.T) {
+	for c, want := range map[float64]string{0.95: "0.95", 0.9: "0.9", 1: "1", 0.125: "0.13", 0.7: "0.7"} {
+		r := &record.Record{Kind: record.Pattern, ID: "pat-a1b2c3d4000000000", Text: "t", Confidence: &c}
+		if got := ConfidenceText(r); got != want {
+			t.Errorf("ConfidenceText(%v) = %q, want %q", c, got, want)
+		}
+		if h := Describe(r).Heading; !strings.Contains(h, "(confidence: "+want+")") {
+			t.Errorf("Describe(%v) = %q, want confidence %s", c, h, want)
+		}
+		if d := Detail(r)[0]; d != "Confidence: "+want {
+			t.Errorf("Detail(%v) = %q, want %s", c, d, want)
+		}
 	}
 }
