@@ -31,6 +31,8 @@ type GitChanges struct {
 
 const maxListed = 10
 
+const logTimedOut = "git log did not answer in time: the commits since the handoff are not known"
+
 // GitSource is where the resume view reads git: one status of the
 // repository outside the store, started in the background while the store
 // is read, and the repository to ask for the log.
@@ -116,7 +118,7 @@ func ReadGitChanges(ctx context.Context, src *GitSource, from Since) *GitChanges
 	case !ok || st.Head == "":
 		return g // nothing to log from, or no commit yet
 	case log.err != nil && ctx.Err() != nil:
-		g.Note = "git log did not answer in time: the commits since the handoff are not known"
+		g.Note = logTimedOut
 		return g
 	case log.err == nil:
 		for _, l := range strings.Split(strings.TrimRight(log.out, "\n"), "\n") {
@@ -157,7 +159,7 @@ func ReadGitChanges(ctx context.Context, src *GitSource, from Since) *GitChanges
 	}
 	switch {
 	case ctx.Err() != nil:
-		g.Note = "git log did not answer in time: the commits since the handoff are not known"
+		g.Note = logTimedOut
 	case log.err == nil:
 	default:
 		g.Note = "the handoff's commit " + short(since) + " is not in this clone's history"

@@ -32,7 +32,8 @@ type Resume struct {
 	Git       *GitChanges      `json:"git,omitempty"`
 	Decisions []*record.Record `json:"-"`
 	Patterns  []*record.Record `json:"-"`
-	// Recent are the failures recorded since the handoff, but those of a
+	// Recent are the failures recorded since the handoff before the last
+	// (in the last handoff's session and after it), but those of a
 	// type Failures already shows.
 	Recent   []*record.Record   `json:"-"`
 	Failures []failures.Trigger `json:"recurring_failures"`
@@ -55,8 +56,16 @@ type ResumeOptions struct {
 func BuildResume(ctx context.Context, snap *index.Snapshot, o ResumeOptions) *Resume {
 	git := o.Git
 	v := &Resume{}
-	if hs := snap.Newest(1, []record.Kind{record.Handoff}, func(_ record.Kind, status string) bool { return status == record.StatusActive }); len(hs) == 1 {
+	// The failures shown are those since the handoff before the last: a
+	// session records its failures before it ends with a handoff, so
+	// those after the last one alone were none, by construction.
+	var failuresSince int64
+	hs := snap.Newest(2, []record.Kind{record.Handoff}, func(_ record.Kind, status string) bool { return status == record.StatusActive })
+	if len(hs) > 0 {
 		v.Handoff = hs[0]
+	}
+	if len(hs) > 1 {
+		failuresSince = hs[1].Created.UnixNano()
 	}
 	// git's log since the handoff runs while the rest is read.
 	gitDone := make(chan *GitChanges, 1)
@@ -108,11 +117,7 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, o ResumeOptions) *Re
 	if len(v.Failures) > resumeFailures {
 		v.Failures = v.Failures[:resumeFailures]
 	}
-	var since int64
-	if v.Handoff != nil {
-		since = v.Handoff.Created.UnixNano()
-	}
-	v.Recent = recentFailures(snap, since, v.Failures)
+	v.Recent = recentFailures(snap, failuresSince, v.Failures)
 	v.Git = <-gitDone
 	return v
 }
