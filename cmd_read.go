@@ -115,6 +115,11 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "  Created: %s\n", r.Created.Format("2006-01-02 15:04:05 UTC"))
 	fmt.Fprintf(e.stdout, "\nHistory (%d version%s):\n", len(hist), plural(len(hist)))
+	if len(hist) > 0 && !firstVersion(hist[0]) {
+		// A rebase that dropped the commit creating it, or a checkout
+		// that never had it: the oldest version here is a later one.
+		fmt.Fprintln(e.stdout, "  earlier versions are not in this checkout")
+	}
 	for i, v := range hist {
 		fmt.Fprintf(e.stdout, "  %s  %-10s %s\n", v.Time.Format("2006-01-02 15:04:05"), termSafe(versionLabel(hist, i)), termSafe(origin(v)))
 		fmt.Fprintf(e.stdout, "      %s\n", termSafe(record.OneLine(v.Title())))
@@ -131,12 +136,21 @@ func (e *env) printIndented(prefix, s string) {
 	}
 }
 
-// versionLabel says what a version did relative to the one before it.
+// firstVersion reports whether v is a record's creating version: the one
+// written when it was created.
+func firstVersion(v *record.Record) bool { return !v.Time.After(v.Created) }
+
+// versionLabel says what a version did relative to the one before it; the
+// oldest version held that is not the creating one says what it is.
 func versionLabel(hist []*record.Record, i int) string {
 	v := hist[i]
 	switch {
-	case i == 0:
+	case i == 0 && firstVersion(v):
 		return "created"
+	case i == 0 && v.Status != record.StatusActive:
+		return v.Status
+	case i == 0:
+		return "revised"
 	case v.Status != record.StatusActive && (v.Status != hist[i-1].Status || v.PromotedTo != hist[i-1].PromotedTo):
 		return v.Status // two clones that each promoted an observation: promoted twice
 	case v.Validations > hist[i-1].Validations:

@@ -38,6 +38,16 @@ type State struct {
 	id     string    // the object ID at Path now, when it differs; unknown if git could not read it
 	link   bool      // Path is a submodule: a commit, no lines to count
 	other  string    // what Path is now when it is no file ("a symbolic link"): no content, no lines
+	why    string    // for Unchecked: why nothing is known, when not that git gave no answer
+}
+
+// reason says why an Unchecked anchor's state is not known, after its
+// name: "not checked: git gave no answer for it", or what else.
+func (s State) reason() string {
+	if s.why != "" {
+		return s.why
+	}
+	return unread
 }
 
 // Stale reports whether the code is not as anchored.
@@ -77,6 +87,7 @@ type Checker struct {
 	c         *cache
 	dirty     bool
 	now       func() time.Time
+	shallow   string // $GIT_COMMON_DIR/shallow, when the clone is shallow (see treeKey)
 }
 
 // NewChecker checks anchors in repo, caching in cacheFile.
@@ -87,9 +98,9 @@ func NewChecker(repo Repo, cacheFile string) *Checker {
 // Check derives the state of each anchor, in the same order.
 //
 // What git cannot tell (a commit missing from a shallow clone, an object
-// not in the repository) is left out rather than guessed: a moved file
-// whose rename git does not see is gone, a change it cannot count has no
-// lines.
+// not in the repository) is left out rather than guessed: a change it
+// cannot count has no lines, and a gone path whose history a shallow
+// clone cut is unchecked, not gone.
 func (k *Checker) Check(ctx context.Context, anchors []record.Anchor) []State {
 	states := make([]State, len(anchors))
 	for i, a := range anchors {

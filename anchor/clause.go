@@ -96,7 +96,7 @@ func (s State) describe(name, now string) string {
 	case Gone:
 		return name + " gone"
 	case Unchecked:
-		return name + " " + unread
+		return name + " " + s.reason()
 	case Moved:
 		switch {
 		case s.other != "":

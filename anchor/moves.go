@@ -15,17 +15,49 @@ import (
 )
 
 // treeKey names the commit and the git index that renames and commit
-// times are derived from: HEAD, and the index file's stat.
+// times are derived from: HEAD, and the index file's stat; in a shallow
+// clone, the stat of the file that lists where its history is cut too
+// (see shallowPart). It notes whether the clone is shallow.
 func (k *Checker) treeKey() string {
-	head := gitrepo.ReadHead(k.Root, k.Getenv).Commit
-	key := head
+	key := gitrepo.ReadRefs(k.Root, k.Getenv).Commit
+	k.shallow = ""
 	if r, err := gitrepo.FindRepo(k.Root, k.Getenv); err == nil {
 		if fi, err := os.Stat(filepath.Join(r.GitDir, "index")); err == nil {
 			key += ":" + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + ":" + strconv.FormatInt(fi.Size(), 10)
 		}
+		// Linked worktrees share the common directory's.
+		f := filepath.Join(r.CommonDir, "shallow")
+		if fi, err := os.Stat(f); err == nil {
+			k.shallow = f
+			key += shallowMark + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + ":" + strconv.FormatInt(fi.Size(), 10)
+		}
 	}
 	return key
 }
+
+// shallowMark starts the part of a tree key that a shallow clone adds.
+const shallowMark = ":shallow:"
+
+// shallowPart is the part of a tree key that names a shallow clone's
+// cut, "" for a full clone. Where it differs the history is another
+// (deepened, unshallowed, or made shallow): nothing derived from the
+// earlier one holds, where it was cut included (an older lore cached a
+// path moved before the cut as gone).
+func shallowPart(tree string) string {
+	if i := strings.Index(tree, shallowMark); i >= 0 {
+		return tree[i:]
+	}
+	return ""
+}
+
+// shallowWhy is why an anchor is unchecked in a shallow clone whose
+// history is cut before the anchored path changed: where it went is in
+// the history left out.
+const shallowWhy = "is not here; this shallow clone's history is cut before it changed (git fetch --unshallow)"
+
+// cutMove is what the cache says of a gone path whose move is in the
+// history a shallow clone left out: no path, which holds no NUL.
+const cutMove = "\x00cut"
 
 // follow looks for the gone anchors under other paths: moved since HEAD
 // (staged, or changed in tracked files), or moved by the commits of
@@ -34,7 +66,11 @@ func (k *Checker) treeKey() string {
 // dates each gone path's last commit.
 func (k *Checker) follow(ctx context.Context, states []State, gone []int) {
 	if key := k.treeKey(); key != k.c.tree {
-		k.c.setTree(key, k.unchangedSince(ctx, k.c.tree))
+		var still func(key, value string) bool
+		if shallowPart(key) == shallowPart(k.c.tree) {
+			still = k.unchangedSince(ctx, k.c.tree)
+		}
+		k.c.setTree(key, still)
 		k.dirty = true
 	}
 	diffs := map[string]map[string]string{} // "from to" → old path → new, "" for deleted
@@ -61,8 +97,8 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int) {
 		a := states[i].Anchor
 		to, known := k.c.move(a.Path, k.AllRenames)
 		if !known {
-			var held bool
-			to, held = k.moved(ctx, diffs, lastTouched, a.Path)
+			var held, cut bool
+			to, held, cut = k.moved(ctx, diffs, lastTouched, a.Path)
 			if to == "" && a.Blob != emptyBlob {
 				// Never committed here, or deleted: the anchored content
 				// unchanged at another tracked path is where it went (a
@@ -76,6 +112,9 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int) {
 					to = c
 				}
 			}
+			if to == "" && cut && a.Commit != "" && k.inClone(ctx, a.Commit) {
+				cut = false // the history since the anchor's commit is all here
+			}
 			if ctx.Err() != nil {
 				// What git did not answer within the caller's deadline (the
 				// prompt hook's) is not known to be nowhere: unchecked, and
@@ -83,8 +122,20 @@ func (k *Checker) follow(ctx context.Context, states []State, gone []int) {
 				states[i].Status, states[i].id = Unchecked, unknown
 				continue
 			}
-			k.c.set(moveKey(a.Path, k.AllRenames), field(to))
+			v := field(to)
+			if to == "" && cut {
+				to, v = cutMove, strconv.Quote(cutMove) // quoted: field leaves a NUL as is
+			}
+			k.c.set(moveKey(a.Path, k.AllRenames), v)
 			k.dirty = true
+		}
+		if to == cutMove {
+			// Where it went is in the history a shallow clone left out:
+			// not known to be nowhere either. Cached as such while the
+			// cut stays where it is (see treeKey): every prompt would
+			// walk the history again.
+			states[i].Status, states[i].id, states[i].why = Unchecked, unknown, shallowWhy
+			continue
 		}
 		if to == "" {
 			states[i].When = k.lastCommit(ctx, a.Path)
@@ -140,10 +191,10 @@ func (k *Checker) unchangedSince(ctx context.Context, tree string) func(key, val
 		switch {
 		case key[0] == 'w':
 			return true
-		case to == "":
-			// Gone, as far as was known: a file added since may be
-			// where it went (a commit amended to add the renamed file,
-			// a branch that renamed it).
+		case to == "" || to == cutMove:
+			// Gone, or not known, as far as was known: a file added
+			// since may be where it went (a commit amended to add the
+			// renamed file, a branch that renamed it).
 			return !added
 		}
 		return !changed[to]
@@ -164,7 +215,9 @@ func lastTouch(path string) []string {
 const maxHops = 8
 
 // moved is where path is now ("" if it was deleted, or git did not tell),
-// and whether a commit of this clone held it. A path gone since HEAD is looked for in what
+// whether a commit of this clone held it, and whether the answer "" may
+// be for want of history: a shallow clone's walk found no commit that
+// touched the path, or stopped at a commit whose parents it left out. A path gone since HEAD is looked for in what
 // changed since HEAD. Otherwise the last commit of HEAD's history that
 // touched it removed or renamed it: rename detection runs on that commit
 // alone (its parents to it), and a new path that a later commit moved
@@ -173,7 +226,7 @@ const maxHops = 8
 // any file added since that looks like it (half the lines alike is
 // enough for git), crosses git's rename limit, and costs the prompt hook
 // a whole-tree diff after a large checkout.
-func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string, lastTouched func(path string) (string, error), path string) (to string, held bool) {
+func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string, lastTouched func(path string) (string, error), path string) (to string, held, cut bool) {
 	diff := func(from, to string) map[string]string {
 		r, ok := diffs[from+" "+to]
 		if !ok {
@@ -185,7 +238,7 @@ func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string,
 	p, since := path, ""
 	for hop := 0; hop < maxHops; hop++ {
 		if to, ok := diff("HEAD", "")[p]; ok {
-			return to, true
+			return to, true, false
 		}
 		var out string
 		var err error
@@ -199,7 +252,7 @@ func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string,
 			out, err = k.git(ctx, "", "log", "-1", "--format=%ct %H %P", "--ancestry-path", since+"..HEAD", "--", ":(literal)"+p)
 		}
 		if err != nil {
-			return "", hop > 0
+			return "", hop > 0, false
 		}
 		f := strings.Fields(out)
 		if hop == 0 {
@@ -213,12 +266,15 @@ func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string,
 			k.dirty = true
 		}
 		if len(f) < 2 && hop > 0 {
-			return p, true // no commit since the move touched it: there at HEAD
+			return p, true, false // no commit since the move touched it: there at HEAD
 		}
 		if len(f) < 2 {
-			return "", false
+			return "", false, k.shallow != ""
 		}
 		commit, next, found := f[1], "", false
+		if len(f) == 2 && k.cutAt(commit) {
+			return "", true, true
+		}
 		for _, parent := range f[2:] {
 			if next, found = diff(parent, commit)[p]; found {
 				break
@@ -226,24 +282,50 @@ func (k *Checker) moved(ctx context.Context, diffs map[string]map[string]string,
 		}
 		switch {
 		case !found && hop == 0:
-			return "", true // held at HEAD, yet gone: nothing says where
+			return "", true, false // held at HEAD, yet gone: nothing says where
 		case !found:
-			return p, true // no later commit touched it: there at HEAD
+			return p, true, false // no later commit touched it: there at HEAD
 		case next == "":
 			// Deleted: dated by the commit that deleted it, which a moved
 			// path's own last commit (the move) is not.
 			k.c.set(whenKey(path), f[0])
-			return "", true
+			return "", true, false
 		}
 		// A file at the new path is where it went: a later commit that
 		// moved it away and put another file there is rare, and each
 		// hop's history walk costs the prompt hook tens of milliseconds.
 		if _, err := os.Lstat(filepath.Join(k.Root, filepath.FromSlash(next))); err == nil {
-			return next, true
+			return next, true, false
 		}
 		p, since = next, commit
 	}
-	return "", true
+	return "", true, false
+}
+
+// cutAt reports whether commit is where a shallow clone's history is cut
+// (listed in $GIT_COMMON_DIR/shallow): git shows it without parents,
+// though it has some.
+func (k *Checker) cutAt(commit string) bool {
+	if k.shallow == "" {
+		return false
+	}
+	data, err := os.ReadFile(k.shallow)
+	if err != nil {
+		return true // shallow, and git's list unread: the cut may be here
+	}
+	for l := range strings.SplitSeq(string(data), "\n") {
+		if strings.TrimSpace(l) == commit {
+			return true
+		}
+	}
+	return false
+}
+
+// inClone reports whether commit is in this clone's object database (a
+// shallow clone lacks those before its cut).
+func (k *Checker) inClone(ctx context.Context, commit string) bool {
+	_, err := k.git(ctx, "", "cat-file", "-e", commit+"^{commit}")
+	return err == nil
 }
 
 // renames maps the paths git sees renamed or deleted from one commit to

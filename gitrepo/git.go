@@ -178,16 +178,35 @@ type Head struct {
 // ReadHead reads the author, branch and HEAD commit for dir. Outside a
 // repository, or on an unborn or detached HEAD, the missing parts are left
 // empty: lore never fails for want of git. getenv gives git's variables
-// (GIT_AUTHOR_NAME, GIT_CEILING_DIRECTORIES…).
+// (GIT_AUTHOR_NAME, GIT_CEILING_DIRECTORIES…). The author is the one git
+// would commit with (see ident.go); it is read without running git unless
+// the config holds what lore does not evaluate.
 func ReadHead(dir string, getenv func(string) string) Head {
-	o := Head{Author: formatAuthor(envVar(getenv, "GIT_AUTHOR_NAME"), envVar(getenv, "GIT_AUTHOR_EMAIL"))}
+	return readHead(dir, getenv, true)
+}
+
+// ReadRefs is ReadHead without the author: the branch and HEAD's commit
+// alone, which no config file changes.
+func ReadRefs(dir string, getenv func(string) string) Head {
+	return readHead(dir, getenv, false)
+}
+
+func readHead(dir string, getenv func(string) string, author bool) Head {
+	var o Head
 	r, err := FindRepo(dir, getenv)
 	if err != nil {
+		if author {
+			o.Author = formatAuthor(envVar(getenv, "GIT_AUTHOR_NAME"), envVar(getenv, "GIT_AUTHOR_EMAIL"))
+		}
 		return o
 	}
 	dg := r.dotGit()
+	onBranch := "" // the branch includeIf.onbranch sees: none while detached
 	if head, err := dg.Ref(plumbing.HEAD); err == nil {
 		if head.Type() == plumbing.SymbolicReference {
+			if head.Target().IsBranch() {
+				onBranch = strings.TrimPrefix(head.Target().String(), "refs/heads/")
+			}
 			// Only a name git allows is a branch: a hostile HEAD naming
 			// "refs/heads/\x1b]0;…" would put escape sequences in lore
 			// status and in every record's branch. git status shows no
@@ -203,8 +222,8 @@ func ReadHead(dir string, getenv func(string) string) Head {
 			o.Branch = rebasing(r.GitDir)
 		}
 	}
-	if o.Author == "" {
-		o.Author = authorFromConfig(r, getenv)
+	if author {
+		o.Author = authorOf(r, getenv, onBranch)
 	}
 	return o
 }
@@ -249,25 +268,6 @@ func rebasing(gitDir string) string {
 	return ""
 }
 
-// authorFromConfig reads user.name and user.email as git does: the
-// system, global and repository config files in turn, a later one
-// overriding an earlier one. The files are found with getenv (HOME,
-// XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL…), never the process environment.
-func authorFromConfig(r *Repo, getenv func(string) string) string {
-	var name, email string
-	configs, _ := readConfigs(r, getenv)
-	for _, c := range configs {
-		user := c.Section("user")
-		if v := user.Option("name"); v != "" {
-			name = v
-		}
-		if v := user.Option("email"); v != "" {
-			email = v
-		}
-	}
-	return formatAuthor(name, email)
-}
-
 // readConfigs decodes git's config files that exist, from the lowest
 // precedence to the highest (configFiles). ok is false when one of them
 // does not decode: it is left out.
@@ -293,7 +293,7 @@ func readConfigs(r *Repo, getenv func(string) string) (configs []*gitconfig.Conf
 // then the repository's own.
 func configFiles(r *Repo, getenv func(string) string) []string {
 	var files []string
-	if envVar(getenv, "GIT_CONFIG_NOSYSTEM") == "" {
+	if noSystem, _ := parseBool(envVar(getenv, "GIT_CONFIG_NOSYSTEM"), true); !noSystem {
 		files = append(files, cmp.Or(envVar(getenv, "GIT_CONFIG_SYSTEM"), "/etc/gitconfig"))
 	}
 	if global := envVar(getenv, "GIT_CONFIG_GLOBAL"); global != "" {
@@ -321,8 +321,10 @@ func envVar(getenv func(string) string, key string) string {
 	return getenv(key)
 }
 
+// formatAuthor is "Name <email>" as git writes an identity (crud
+// trimmed), or the one of them there is.
 func formatAuthor(name, email string) string {
-	name, email = strings.TrimSpace(name), strings.TrimSpace(email)
+	name, email = withoutCrud(name), withoutCrud(email)
 	switch {
 	case name != "" && email != "":
 		return name + " <" + email + ">"
