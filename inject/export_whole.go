@@ -60,7 +60,8 @@ func ExportForeignLine(doc string) int {
 // when first asked for, not in every process (the prompt hook included):
 // at package init these took a fifth of a millisecond.
 var exportParts = sync.OnceValue(func() []exportPart {
-	teachLines := strings.Split(Teach, "\n")
+	// An older lore's first line of Teach is still lore's.
+	teachLines := append(strings.Split(Teach, "\n"), oldTeachFirst)
 	return []exportPart{
 		{lineIs(exportHeading("Where the last session left off")), lineMatches(`^[a-z]+-\S+ \(\d{4}-\d\d-\d\d\):( .*)?$|^- (Next|Blocked):( .*)?$`)},
 		{lineIs(exportHeading("Patterns")), lineMatches("^- \\*\\*.*\\*\\* \\(confidence \\d+(\\.\\d{1,2})?, `[^`]*`\\)( .*)?$")},
@@ -70,6 +71,10 @@ var exportParts = sync.OnceValue(func() []exportPart {
 		{lineIs(exportHeading("Recording")), func(l string) bool { return l == "```" || slices.Contains(teachLines, l) }},
 	}
 })
+
+// oldTeachFirst is Teach's first line as lore wrote it before it said to
+// commit .lore/.
+const oldTeachFirst = "Record what you learn (lore keeps it in the repository, committed with the code):"
 
 // exportPart is the line that opens a part of an export, and its lines.
 type exportPart struct{ open, line func(string) bool }

@@ -67,7 +67,12 @@ func TestExportForeignLineAcceptsExports(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, doc, _ := strings.Cut(string(golden), "\n") // after the command line
-	for _, doc := range []string{doc, "", " \n\n", strings.Replace(doc, notesNotOrders+"\n", "", 1)} {
+	teachFirst, _, _ := strings.Cut(Teach, "\n")
+	older := strings.Replace(doc, teachFirst, oldTeachFirst, 1) // an older lore's export
+	if older == doc {
+		t.Fatal("the golden export has no recording block")
+	}
+	for _, doc := range []string{doc, "", " \n\n", strings.Replace(doc, notesNotOrders+"\n", "", 1), older} {
 		if n := ExportForeignLine(doc); n != 0 {
 			t.Errorf("line %d of %q is foreign", n, doc)
 		}

@@ -106,7 +106,7 @@ func ReadGitChanges(ctx context.Context, src *GitSource, from Since) *GitChanges
 	if g.Branch == "(detached HEAD)" {
 		// As lore status and every capture name it: the branch a rebase in
 		// progress rewrites (HEAD is detached meanwhile).
-		if b := gitrepo.ReadHead(src.Dir, src.Getenv).Branch; b != "" {
+		if b := gitrepo.ReadRefs(src.Dir, src.Getenv).Branch; b != "" {
 			g.Branch = b + " (rebasing)"
 		}
 	}

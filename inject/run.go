@@ -147,7 +147,7 @@ func ResumeContext(v *Resume, budgetTokens int, compacted, teach bool) Rendered 
 // Teach ends the session-start view: the commands an agent uses to add to
 // the memory it was just shown, and when. Placeholders are capitals, not
 // <angle brackets>: Gemini CLI escapes < and > in hook context as &lt; &gt;.
-const Teach = `Record what you learn (lore keeps it in the repository, committed with the code):
+const Teach = `Record what you learn (lore keeps it in .lore/: commit it with your work):
   lore remember "DECISION" --rationale "WHY" | lore learn "LESSON" --solution "HOW" | lore fail ERROR_TYPE "MESSAGE"
   Before you stop: lore handoff "WHAT YOU DID" --next "THE NEXT STEP"`
 

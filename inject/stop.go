@@ -79,7 +79,8 @@ func repoState(git *GitSource) (head, tree string) {
 // session changed the repository and recorded no handoff.
 const AskHandoff = `Before you stop: this session changed the repository and recorded no handoff in lore. ` +
 	`Record one for the next session: lore handoff "WHAT YOU DID" --next "THE NEXT STEP" [--blocked "WHAT BLOCKS"]. ` +
-	`If you made a decision worth keeping, also: lore remember "DECISION" --rationale "WHY". Then finish.`
+	`If you made a decision worth keeping, also: lore remember "DECISION" --rationale "WHY". ` +
+	`lore keeps them in .lore/, shared through git: commit it with your work. Then finish.`
 
 // stop answers a Stop (Claude Code, Codex), AfterAgent (Gemini CLI) or
 // SessionEnd: it records which injected records the agent used, then, once
@@ -99,6 +100,9 @@ func stop(ctx context.Context, hin *HookInput, s *store.Store, repoDir string) s
 	var st SessionStart
 	if json.Unmarshal(data, &st) != nil || st.Asked {
 		return ""
+	}
+	if strings.HasSuffix(strings.TrimSpace(hin.LastMessage()), "?") {
+		return "" // the agent asked the user something: the task goes on
 	}
 	if head, tree := repoState(StartGit(ctx, s.Getenv, repoDir, s.Dir)); head == st.Head && tree == st.Tree {
 		return "" // nothing changed

@@ -85,7 +85,7 @@ func Of(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error
 	// says it: one git process less, on a machine running several at once.
 	// Its upstream is named through it: a rebase in progress detaches HEAD,
 	// whose @{upstream} is none.
-	head := gitrepo.ReadHead(s.Dir, s.Getenv)
+	head := gitrepo.ReadRefs(s.Dir, s.Getenv)
 	up := "@{upstream}"
 	if head.Branch != "" {
 		up = head.Branch + up
