@@ -331,6 +331,9 @@ func (e *env) fail(err error) int {
 		// an export): its reader went away, as for lore list | head.
 		return exitBrokenPipe
 	}
+	if lo := e.leftOutStore(err); lo != nil {
+		err = lo // no store here, and the repository's is left out of this checkout
+	}
 	code, hint := exitFailure, ""
 	var ce *cliError
 	var nf *store.NotFoundError

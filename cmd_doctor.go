@@ -17,13 +17,16 @@ Check the store: every shard reads and parses (file:line), no torn last lines or
 conflict markers, no two different versions of a record at the same
 timestamp, no record from a newer lore, none dated over an hour ahead of
 this machine's clock, lore's .gitattributes and .gitignore in place, no
-leftover temporary files, no secret already stored.
+rule that keeps the store from git, no store file git left unmerged, no
+shard that is a Git LFS pointer, no leftover temporary files, no secret
+already stored.
 
 --fix takes out of a shard only what it can prove is not a record: a JSONL
 shard's torn last line (no newline, JSON cut short: an interrupted write)
 and its conflict-marker lines (the records on both sides stay), moved to
-.lore/.local/quarantine/. It also writes missing attribute files and
-removes old temporary files. A line or [[pattern]] table that does not
+.lore/.local/quarantine/. It joins a record a formatter spread over several
+lines back into one line. It also writes lore's missing attribute lines
+(keeping the file's own) and removes old temporary files. A line or [[pattern]] table that does not
 parse or validate may be a record with a typo, and shards are committed: it
 is never removed. Doctor names its file:line and what is wrong; edit it by
 hand, then run lore doctor again. Every rewrite is atomic and is refused if

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -69,7 +70,7 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 			return err
 		}
 		dir = filepath.Join(root, store.DirName)
-		if err := e.checkedOut(root, dir); err != nil {
+		if err := e.checkedOut(root); err != nil {
 			return err
 		}
 	} else if !filepath.IsAbs(dir) {
@@ -103,8 +104,9 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stderr, "lore: created store at %s\n", lineSafe(dir))
 	if s, err := store.Open(dir); err == nil {
 		s.Getenv = e.getenv
-		if rule := s.IgnoredByGit(context.Background()); rule != "" {
-			e.warn("git ignores the store's records (%s): they would never be committed or shared; add a !%s/ line to that .gitignore", rule, filepath.Base(dir))
+		if ig := s.IgnoredByGit(context.Background()); ig != nil {
+			e.warn("%s: they would never be committed or shared", ig)
+			fmt.Fprintln(e.stderr, hintPrefix+lineSafe(ig.Hint()))
 		}
 	}
 	fmt.Fprintln(e.stdout, dir)
@@ -114,14 +116,24 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 // checkedOut refuses to create a store the repository already tracks but
 // this checkout leaves out (a sparse checkout of other directories): a new
 // one would hide the team's memory and collide with it at the next merge.
-func (e *env) checkedOut(root, dir string) error {
-	if _, err := os.Stat(dir); err == nil {
+func (e *env) checkedOut(root string) error {
+	if lo := store.LeftOut(root, e.getenv); lo != nil {
+		return &cliError{code: exitFailure, msg: lo.Reason(), hint: lo.Hint()}
+	}
+	return nil
+}
+
+// leftOutStore is the error for a command that found no store in a
+// checkout that leaves out the store the repository tracks: lore init
+// would refuse there, so the hint is to check the store out. It asks git
+// only on that error's way out; nil for any other error, and where --dir
+// or LORE_DIR named the store.
+func (e *env) leftOutStore(err error) error {
+	if !errors.Is(err, store.ErrNoStore) || errors.As(err, new(*store.GitDirError)) || e.dir != "" || e.getenv("LORE_DIR") != "" {
 		return nil
 	}
-	out, err := gitrepo.Run(context.Background(), e.getenv, root, "ls-files", "-z", "--", store.DirName)
-	if err != nil || out == "" {
-		return nil
+	if lo := store.LeftOut(e.cwd, e.getenv); lo != nil {
+		return &cliError{code: exitNoStore, msg: lo.Error(), hint: lo.Hint()}
 	}
-	return &cliError{code: exitFailure, msg: fmt.Sprintf("the repository tracks %s/, which this checkout leaves out", store.DirName),
-		hint: "git sparse-checkout add " + store.DirName + " (then lore finds the team's store)"}
+	return nil
 }

@@ -32,6 +32,8 @@ const (
 	WarnTorn                          // a last line cut off mid-write
 	WarnConflict                      // a git conflict marker
 	WarnUnreadable                    // a shard that cannot be read (its permissions, an I/O error)
+	WarnSpread                        // one record a formatter spread over several lines (Pos: its first)
+	WarnLFSPointer                    // a Git LFS pointer where the shard's text should be (Pos: the file)
 )
 
 func (w Warning) String() string { return fmt.Sprintf("%s: %s", w.Pos, w.Msg) }
@@ -42,6 +44,9 @@ func ParseShard(name string, data []byte) ([]*Record, []Warning, error) {
 	// A byte-order mark some Windows editors put first is no record and
 	// no text: the first line is read after it.
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if IsLFSPointer(data) {
+		return nil, []Warning{{Pos{name, 0}, WarnLFSPointer, LFSPointerMsg}}, nil
+	}
 	if strings.HasSuffix(name, ".toml") {
 		return ParseTOML(name, data)
 	}
@@ -76,6 +81,14 @@ func ParseJSONL(name string, data []byte) ([]*Record, []Warning, error) {
 			var nf *ErrNewerFormat
 			if errors.As(err, &nf) {
 				return nil, nil, fmt.Errorf("%s: record %w", pos, &ErrNewerFormat{nf.Version, pos})
+			}
+			if complete {
+				if n, size, _ := Spread(line, data); n > 0 {
+					warns = append(warns, Warning{pos, WarnSpread, SpreadMsg(lineNo, lineNo+n)})
+					lineNo += n
+					data = data[size:]
+					continue
+				}
 			}
 			if !complete && CutShort(line) {
 				warns = append(warns, Warning{pos, WarnTorn, "torn last line (cut off mid-write) skipped; run 'lore doctor --fix'"})
@@ -176,4 +189,95 @@ func IsConflictMarker(line []byte) bool {
 	}
 	t := bytes.TrimRight(line, "\r\n")
 	return string(t) == "=======" || string(t) == "<<<<<<<" || string(t) == ">>>>>>>"
+}
+
+// A record a formatter spread over several lines (json.dumps(obj,
+// indent=2), jq .) is looked for only that far.
+const (
+	maxSpreadLines = 10000
+	maxSpreadBytes = 1 << 20
+)
+
+// Spread finds the record a formatter spread over several lines from
+// first, a JSONL line (without its line ending) that does not read on its
+// own: rest is the text after first's newline. The lines that may belong
+// to it end before a line that starts a new object in column 0, a blank
+// line or a conflict marker; the first JSON value from first must end a
+// line among them and be one valid record. It returns how many lines of
+// rest the record takes, how many bytes of rest (its last line's ending
+// included), and the record on one line; 0, 0, nil when there is none.
+// The value is read with one decoder pass, so a line that merely looks
+// like a start costs no more than the lines after it it reads.
+func Spread(first, rest []byte) (n, size int, joined []byte) {
+	if !bytes.HasPrefix(bytes.TrimLeft(first, " \t"), []byte("{")) {
+		return 0, 0, nil
+	}
+	end, lines := 0, 0
+	for end < len(rest) && lines < maxSpreadLines && end < maxSpreadBytes {
+		l, next := rest[end:], len(rest)
+		if i := bytes.IndexByte(l, '\n'); i >= 0 {
+			l, next = l[:i], end+i+1
+		}
+		l = bytes.TrimRight(l, "\r")
+		if len(bytes.TrimSpace(l)) == 0 || bytes.HasPrefix(l, []byte("{")) || IsConflictMarker(l) {
+			break
+		}
+		end, lines = next, lines+1
+	}
+	if lines == 0 {
+		return 0, 0, nil
+	}
+	text := make([]byte, 0, len(first)+1+end)
+	text = append(append(append(text, first...), '\n'), rest[:end]...)
+	dec := json.NewDecoder(bytes.NewReader(text))
+	var raw json.RawMessage
+	if dec.Decode(&raw) != nil {
+		return 0, 0, nil
+	}
+	off := int(dec.InputOffset())
+	if off <= len(first) {
+		return 0, 0, nil // it ends on the first line: that line has more after it
+	}
+	tail := text[off:]
+	nl := bytes.IndexByte(tail, '\n')
+	if nl < 0 {
+		nl = len(tail)
+	}
+	if len(bytes.TrimSpace(tail[:nl])) > 0 {
+		return 0, 0, nil // the value does not end its line
+	}
+	var one bytes.Buffer
+	if json.Compact(&one, raw) != nil {
+		return 0, 0, nil
+	}
+	if _, err := UnmarshalLine(one.Bytes()); err != nil {
+		return 0, 0, nil
+	}
+	inRest := off - len(first) - 1
+	size = inRest + nl
+	if nl < len(tail) {
+		size++
+	}
+	return bytes.Count(rest[:inRest], []byte("\n")) + 1, size, one.Bytes()
+}
+
+// SpreadMsg is a reader's warning for a record on lines from to to.
+func SpreadMsg(from, to int) string {
+	return fmt.Sprintf("lines %d-%d hold one record spread over several lines, as a formatter leaves it: skipped; 'lore doctor --fix' joins it into one line", from, to)
+}
+
+// lfsPointer starts a Git LFS pointer file (its spec's first line).
+const lfsPointer = "version https://git-lfs.github.com/spec/v1"
+
+// LFSPointerMsg is a reader's warning for a shard that holds a Git LFS
+// pointer instead of its records.
+const LFSPointerMsg = "a Git LFS pointer, not records: run git lfs pull, and keep .lore out of LFS (lore doctor --fix writes the attributes)"
+
+// IsLFSPointer reports whether a shard's content is a Git LFS pointer: a
+// repository whose attributes send *.jsonl or *.toml through LFS stores
+// one in place of the shard, and a checkout without the object (or a
+// merge that joined two pointers line by line) leaves it in the file.
+func IsLFSPointer(data []byte) bool {
+	rest, ok := bytes.CutPrefix(data, []byte(lfsPointer))
+	return ok && (len(rest) == 0 || rest[0] == '\n' || rest[0] == '\r')
 }

@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -251,7 +252,7 @@ func unmarshalLineReflect(line []byte) (*Record, error) {
 	type plain Record
 	var r plain
 	if err := json.Unmarshal(line, &r); err != nil {
-		return nil, err
+		return nil, lineError(line, err)
 	}
 	rec := (*Record)(&r)
 	var all map[string]json.RawMessage
@@ -406,4 +407,78 @@ func (r *Record) SearchText() string {
 	parts = append(parts, r.Blocked...)
 	parts = append(parts, r.Tags...)
 	return strings.Join(parts, " ")
+}
+
+// lineError words encoding/json's error for a line in the record's terms:
+// the field and what it holds, never a Go type ("cannot unmarshal string
+// into Go value of type record.plain" told a person nothing).
+func lineError(line []byte, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field == "" {
+			return fmt.Errorf("the line is %s, not a JSON object", jsonValue(te.Value))
+		}
+		return fmt.Errorf("%s: is %s, where %s is expected", te.Field, jsonValue(te.Value), goValue(te.Type))
+	}
+	var pe *time.ParseError
+	if errors.As(err, &pe) || strings.HasPrefix(err.Error(), "Time.") {
+		var all map[string]json.RawMessage
+		_ = json.Unmarshal(line, &all)
+		for _, k := range []string{"ts", "created"} {
+			var t time.Time
+			if v, ok := all[k]; ok && t.UnmarshalJSON(v) != nil {
+				if len(v) > 40 {
+					v = append([]byte(Prefix(string(v), 40)), "…"...)
+				}
+				return fmt.Errorf("%s: %s is not %s", k, v, timeWords)
+			}
+		}
+		return errors.New("a time is not " + timeWords)
+	}
+	return err
+}
+
+// timeWords is what a time must be, in a reader's error.
+const timeWords = "a time as lore writes it (RFC 3339, like 2026-11-21T08:49:51.5Z)"
+
+// jsonValue names what encoding/json found ("string", "number 1.5").
+func jsonValue(v string) string {
+	switch {
+	case v == "array", v == "object":
+		return "an " + v
+	case v == "bool":
+		return "true or false"
+	case strings.HasPrefix(v, "number "):
+		return "the number " + v[len("number "):]
+	}
+	return "a " + v
+}
+
+// goValue names what a field of Go type t takes, in JSON's words.
+func goValue(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return goValue(t.Elem())
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		switch t.Elem().Kind() {
+		case reflect.String:
+			return "a list of strings"
+		case reflect.Struct, reflect.Map:
+			return "a list of objects"
+		}
+		return "a list"
+	}
+	return "an object"
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
@@ -251,6 +252,9 @@ func unmarshalTableLib(c TableChunk) (*Record, error) {
 	md, err := toml.Decode(c.Text, &f)
 	if err != nil {
 		line, key, msg := tomlerr.Where(c.Text, err)
+		if errors.As(err, new(*time.ParseError)) || strings.HasPrefix(msg, "parsing time ") {
+			msg = "is not " + timeWords // not Go's "as 2006-01-02T15:04:05Z07:00"
+		}
 		if key != "" {
 			msg = strings.TrimPrefix(key, "pattern.") + ": " + msg
 		}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +26,7 @@ import (
 type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
-	Kind    string `json:"kind"` // malformed, torn, conflict, sparse, tie, purged, newer-format, future, not-a-directory, unreadable, attributes, temp-file, secret, config, encoding, misplaced, ignored, unknown-field, no-text
+	Kind    string `json:"kind"` // malformed, torn, conflict, spread, lfs-pointer, unmerged, sparse, tie, purged, newer-format, future, not-a-directory, unreadable, attributes, temp-file, secret, config, encoding, misplaced, ignored, unknown-field, no-text
 	Message string `json:"message"`
 	Fixable bool   `json:"fixable"`
 	Fixed   bool   `json:"fixed"`
@@ -101,10 +102,11 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 		probs = append(probs, Problem{File: s.Rel(c.File), Line: c.Line, Kind: "config", Message: c.Msg})
 	}
 	probs = append(probs, s.checkAttributes(fix)...)
-	if rule := s.IgnoredByGit(context.Background()); rule != "" {
+	if ig := s.IgnoredByGit(context.Background()); ig != nil {
 		probs = append(probs, Problem{File: s.Rel(s.Dir), Kind: "ignored",
-			Message: "git ignores the store's records (" + rule + "): they are never committed or shared; " + byHand("that .gitignore (or add a !"+s.Rel(s.Dir)+"/ line)")})
+			Message: ig.String() + ": they are never committed or shared; " + ig.Hint()})
 	}
+	probs = append(probs, s.unmerged(context.Background(), probs)...)
 	tmp, err := s.checkTempFiles(fix)
 	if err != nil {
 		return nil, err
@@ -186,6 +188,9 @@ func (s *Store) checkShard(path string, fix bool) ([]Problem, []*record.Record, 
 		return []Problem{{File: name, Kind: "unreadable", Message: "cannot read it (" + Cause(err) +
 			"): its records are left out of every command; lore leaves it as it is: fix its permissions (chmod u+r) or the disk, then run 'lore doctor' again"}}, nil, nil
 	}
+	if record.IsLFSPointer(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))) {
+		return []Problem{lfsPointer(name, data)}, nil, nil
+	}
 	toml := strings.HasSuffix(path, ".toml")
 	recs, warns, err := kinds.ParseShard(name, data)
 	var newer *record.ErrNewerFormat
@@ -201,35 +206,51 @@ func (s *Store) checkShard(path string, fix bool) ([]Problem, []*record.Record, 
 		probs = notUTF8(name, data, lines)
 	}
 	probs = append(probs, handWritten(name, recs, lines, toml)...)
-	drop := map[int]bool{} // line numbers to take out (1-based)
+	drop := map[int]bool{}    // line numbers to take out (1-based)
+	joins := map[int]spread{} // records to join into one line, by their first line
 	for _, w := range warns {
+		if j, ok := spreadAt(lines, w); ok {
+			joins[w.Pos.Line] = j
+			probs = append(probs, j.problem(name))
+			continue
+		}
 		p := diagnose(name, w, lines, toml)
 		if p.Fixable {
 			drop[w.Pos.Line] = true
 		}
 		probs = append(probs, p)
 	}
-	if !fix || len(drop) == 0 {
+	if !fix || len(drop)+len(joins) == 0 {
 		return probs, recs, nil
 	}
-	// Only whole dropped lines go; every other byte stays where it was.
+	// Only whole dropped lines go, and a spread record's lines become its
+	// one line; every other byte stays where it was.
 	var kept, out strings.Builder
-	for i, l := range lines {
-		if drop[i+1] {
-			out.WriteString(l)
-		} else {
-			kept.WriteString(l)
+	for i := 0; i < len(lines); i++ {
+		switch j, joined := joins[i+1]; {
+		case joined:
+			kept.WriteString(j.line + lineEnding(lines[j.last-1]))
+			i = j.last - 1
+		case drop[i+1]:
+			out.WriteString(lines[i])
+		default:
+			kept.WriteString(lines[i])
 		}
 	}
 	q, err := s.quarantine(path, []byte(out.String()))
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := s.rewriteShard(path, data, []byte(kept.String()), nil); err != nil {
+	if err := s.rewriteJoined(path, data, []byte(kept.String()), joins); err != nil {
 		return nil, nil, err
 	}
 	for i := range probs {
-		if probs[i].Fixable {
+		switch {
+		case !probs[i].Fixable:
+		case probs[i].Kind == "spread":
+			probs[i].Fixed = true
+			probs[i].Message += "; joined into one line"
+		default:
 			probs[i].Fixed = true
 			probs[i].Message += "; moved to " + s.Rel(q)
 		}
@@ -408,72 +429,4 @@ func lineAt(lines []string, n int) string {
 		return ""
 	}
 	return strings.TrimSpace(lines[n-1])
-}
-
-func (s *Store) checkAttributes(fix bool) []Problem {
-	var probs []Problem
-	for _, f := range []struct{ name, want, body string }{
-		{".gitattributes", "merge=union", gitattributes},
-		{".gitignore", ".local/", gitignore},
-	} {
-		path := filepath.Join(s.Dir, f.name)
-		data, err := os.ReadFile(path)
-		if err == nil && strings.Contains(string(data), f.want) {
-			continue
-		}
-		p := Problem{File: s.Rel(path), Kind: "attributes", Fixable: true,
-			Message: fmt.Sprintf("missing lore's %q line", f.want)}
-		if fix {
-			var werr error
-			if err == nil { // keep the file's own lines, add lore's
-				werr = WriteAtomic(path, []byte(strings.TrimRight(string(data), "\n")+"\n"+f.body))
-			} else {
-				werr = WriteAtomic(path, []byte(f.body))
-			}
-			p.Fixed = werr == nil
-		}
-		probs = append(probs, p)
-	}
-	// A .gitignore from before lore ignored its temporary files: a note,
-	// not a failure, for every store made before.
-	path := filepath.Join(s.Dir, ".gitignore")
-	if data, err := os.ReadFile(path); err == nil && strings.Contains(string(data), ".local/") && !strings.Contains(string(data), ".tmp-*") {
-		p := Problem{File: s.Rel(path), Kind: "attributes", Fixable: true, Note: true,
-			Message: `missing lore's ".tmp-*" line: a copy of a shard an interrupted write leaves could be committed`}
-		if fix {
-			p.Fixed = WriteAtomic(path, []byte(strings.TrimRight(string(data), "\n")+"\n"+ignoreTemp)) == nil
-		}
-		probs = append(probs, p)
-	}
-	return probs
-}
-
-// checkTempFiles reports temporary files left by interrupted writes, and
-// files named like shards that are not files.
-func (s *Store) checkTempFiles(fix bool) ([]Problem, error) {
-	var probs []Problem
-	err := filepath.WalkDir(s.Dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		if ext := filepath.Ext(d.Name()); (ext == ".jsonl" || ext == ".toml") && !IsRegular(p, d) {
-			probs = append(probs, Problem{File: s.Rel(p), Kind: "not-a-file",
-				Message: "named like a shard but not a regular file (a FIFO, a device or a dangling link): lore skips it; remove it"})
-			return nil
-		}
-		if !strings.HasPrefix(d.Name(), ".tmp-") {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil || time.Since(info.ModTime()) < tempAge {
-			return nil
-		}
-		pr := Problem{File: s.Rel(p), Kind: "temp-file", Fixable: true, Message: "temporary file left by an interrupted write"}
-		if fix {
-			pr.Fixed = os.Remove(p) == nil
-		}
-		probs = append(probs, pr)
-		return nil
-	})
-	return probs, err
 }

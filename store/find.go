@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -33,6 +34,47 @@ func (e *GitDirError) Error() string {
 }
 
 func (e *GitDirError) Unwrap() error { return ErrNoStore }
+
+// LeftOutError is a store the repository tracks that this checkout leaves
+// out (a sparse checkout of other directories): every command finds no
+// store, and a new one would hide the team's memory and collide with it at
+// the next merge. It is an ErrNoStore.
+type LeftOutError struct {
+	Root string // the repository's work tree
+}
+
+func (e *LeftOutError) Error() string { return fmt.Sprintf("%s: %s", ErrNoStore, e.Reason()) }
+
+func (e *LeftOutError) Unwrap() error { return ErrNoStore }
+
+// Reason is what is wrong, without "no .lore store found".
+func (e *LeftOutError) Reason() string {
+	return fmt.Sprintf("the repository tracks %s/, which this checkout leaves out", DirName)
+}
+
+// Hint is what to do: check the store out.
+func (e *LeftOutError) Hint() string {
+	return "git sparse-checkout add " + DirName + " (then lore finds the team's store)"
+}
+
+// LeftOut is a *LeftOutError when the repository holding start tracks a
+// store at its root and this checkout has none there, and nil otherwise
+// or when git cannot tell. It runs git: ask it once no store was found,
+// never on the way to one.
+func LeftOut(start string, getenv func(string) string) *LeftOutError {
+	root, err := gitrepo.RepoRoot(start, getenv)
+	if err != nil {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(root, DirName)); err == nil {
+		return nil
+	}
+	out, err := gitrepo.Run(context.Background(), getenv, root, "ls-files", "-z", "--", DirName)
+	if err != nil || out == "" {
+		return nil
+	}
+	return &LeftOutError{Root: root}
+}
 
 // FindStore walks up from start to the repository root looking for .lore,
 // the way git looks for .git: it stops at the first directory that holds a
