@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"lore/kinds"
 	"lore/record"
 )
 
@@ -66,15 +65,7 @@ func (s *Store) rewriteJoined(path string, old, new []byte, joins map[int]spread
 	if len(joins) == 0 {
 		return s.rewriteShard(path, old, new, nil)
 	}
-	keys := func(data []byte) (map[string]bool, error) {
-		recs, _, err := kinds.ParseShard(path, data)
-		out := map[string]bool{}
-		for _, r := range recs {
-			line, _ := r.MarshalLine()
-			out[string(line)] = true
-		}
-		return out, err
-	}
+	keys := func(data []byte) (map[string]bool, error) { return shardVersions(path, data) }
 	var added strings.Builder
 	for _, j := range joins {
 		added.WriteString(j.line + "\n")

@@ -14,15 +14,7 @@ import (
 // still in the new, except those of the IDs in drop. Call with the store
 // locked.
 func (s *Store) rewriteShard(path string, old, new []byte, drop map[string]bool) error {
-	parse := func(data []byte) (map[string]bool, error) {
-		recs, _, err := kinds.ParseShard(path, data)
-		keys := map[string]bool{}
-		for _, r := range recs {
-			line, _ := r.MarshalLine()
-			keys[string(line)] = true
-		}
-		return keys, err
-	}
+	parse := func(data []byte) (map[string]bool, error) { return shardVersions(path, data) }
 	before, err := parse(old)
 	if err != nil {
 		return err
@@ -66,4 +58,16 @@ func (s *Store) quarantine(path string, removed []byte) (string, error) {
 		return "", err
 	}
 	return q, nil
+}
+
+// shardVersions are the record versions a shard's content holds, each as
+// its line: what a rewrite must keep.
+func shardVersions(path string, data []byte) (map[string]bool, error) {
+	recs, _, err := kinds.ParseShard(path, data)
+	keys := map[string]bool{}
+	for _, r := range recs {
+		line, _ := r.MarshalLine()
+		keys[string(line)] = true
+	}
+	return keys, err
 }
