@@ -180,7 +180,7 @@ type Head struct {
 // empty: lore never fails for want of git. getenv gives git's variables
 // (GIT_AUTHOR_NAME, GIT_CEILING_DIRECTORIES…). The author is the one git
 // would commit with (see ident.go); it is read without running git unless
-// the config holds what lore does not evaluate.
+// the config holds what lore does not follow (includes).
 func ReadHead(dir string, getenv func(string) string) Head {
 	return readHead(dir, getenv, true)
 }
@@ -201,12 +201,8 @@ func readHead(dir string, getenv func(string) string, author bool) Head {
 		return o
 	}
 	dg := r.dotGit()
-	onBranch := "" // the branch includeIf.onbranch sees: none while detached
 	if head, err := dg.Ref(plumbing.HEAD); err == nil {
 		if head.Type() == plumbing.SymbolicReference {
-			if head.Target().IsBranch() {
-				onBranch = strings.TrimPrefix(head.Target().String(), "refs/heads/")
-			}
 			// Only a name git allows is a branch: a hostile HEAD naming
 			// "refs/heads/\x1b]0;…" would put escape sequences in lore
 			// status and in every record's branch. git status shows no
@@ -223,7 +219,7 @@ func readHead(dir string, getenv func(string) string, author bool) Head {
 		}
 	}
 	if author {
-		o.Author = authorOf(r, getenv, onBranch)
+		o.Author = authorOf(r, getenv)
 	}
 	return o
 }

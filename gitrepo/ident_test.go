@@ -62,63 +62,63 @@ func TestAuthorIsGitsAuthor(t *testing.T) {
 		needGit bool
 		setup   func(t *testing.T, home string) (dir string)
 	}{
-		{name: "include.path relative to the including file", want: "Inc Luded <inc@example.com>",
+		{name: "include.path relative to the including file", want: "Inc Luded <inc@example.com>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = .gitconfig.d/me\n")
 				write(t, filepath.Join(home, ".gitconfig.d", "me"), "[user]\n\tname = Inc Luded\n\temail = inc@example.com\n")
 				return newRepo(t, filepath.Join(home, "r"), "main")
 			}},
-		{name: "include.path from ~ in the repository's config", want: "Tilde <tilde@example.com>",
+		{name: "include.path from ~ in the repository's config", want: "Tilde <tilde@example.com>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				dir := newRepo(t, filepath.Join(home, "r"), "main")
 				write(t, filepath.Join(home, "id.inc"), "[user]\n\tname = Tilde\n\temail = tilde@example.com\n")
 				git(t, dir, "config", "include.path", "~/id.inc")
 				return dir
 			}},
-		{name: "an include overrides what comes before it, not after", want: "Included <after@example.com>",
+		{name: "an include overrides what comes before it, not after", want: "Included <after@example.com>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = Before\n[include]\n\tpath = a.inc\n[user]\n\temail = after@example.com\n")
 				write(t, filepath.Join(home, "a.inc"), "[include]\n\tpath = b.inc\n[user]\n\tname = Included\n")
 				write(t, filepath.Join(home, "b.inc"), "[user]\n\tname = Nested\n\temail = nested@example.com\n")
 				return newRepo(t, filepath.Join(home, "r"), "main")
 			}},
-		{name: "includeIf gitdir matching", want: "Personal <me@work.example>",
+		{name: "includeIf gitdir matching", want: "Personal <me@work.example>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), me+"[includeIf \"gitdir:~/work/\"]\n\tpath = ~/work.inc\n")
 				write(t, filepath.Join(home, "work.inc"), "[user]\n\temail = me@work.example\n")
 				return newRepo(t, filepath.Join(home, "work", "r"), "main")
 			}},
-		{name: "includeIf gitdir not matching", want: "Personal <me@home.example>",
+		{name: "includeIf gitdir not matching", want: "Personal <me@home.example>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), me+"[includeIf \"gitdir:~/work/\"]\n\tpath = ~/work.inc\n")
 				write(t, filepath.Join(home, "work.inc"), "[user]\n\temail = me@work.example\n")
 				return newRepo(t, filepath.Join(home, "play", "r"), "main")
 			}},
-		{name: "includeIf gitdir/i", want: "Personal <me@work.example>",
+		{name: "includeIf gitdir/i", want: "Personal <me@work.example>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), me+"[includeIf \"gitdir/i:~/WORK/\"]\n\tpath = work.inc\n")
 				write(t, filepath.Join(home, "work.inc"), "[user]\n\temail = me@work.example\n")
 				return newRepo(t, filepath.Join(home, "work", "r"), "main")
 			}},
-		{name: "includeIf gitdir is case-sensitive", want: "Personal <me@home.example>",
+		{name: "includeIf gitdir is case-sensitive", want: "Personal <me@home.example>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), me+"[includeIf \"gitdir:~/WORK/\"]\n\tpath = work.inc\n")
 				write(t, filepath.Join(home, "work.inc"), "[user]\n\temail = me@work.example\n")
 				return newRepo(t, filepath.Join(home, "work", "r"), "main")
 			}},
-		{name: "includeIf gitdir relative pattern", want: "Personal <me@work.example>",
+		{name: "includeIf gitdir relative pattern", want: "Personal <me@work.example>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), me+"[includeIf \"gitdir:work/*/.git\"]\n\tpath = work.inc\n")
 				write(t, filepath.Join(home, "work.inc"), "[user]\n\temail = me@work.example\n")
 				return newRepo(t, filepath.Join(home, "work", "r"), "main")
 			}},
-		{name: "includeIf gitdir ./ and **", want: "Personal <me@work.example>",
+		{name: "includeIf gitdir ./ and **", want: "Personal <me@work.example>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), me+"[includeIf \"gitdir:./src/**/deep/\"]\n\tpath = work.inc\n")
 				write(t, filepath.Join(home, "work.inc"), "[user]\n\temail = me@work.example\n")
 				return newRepo(t, filepath.Join(home, "src", "a", "b", "deep"), "main")
 			}},
-		{name: "includeIf gitdir through a symbolic link to HOME", want: "Personal <me@work.example>",
+		{name: "includeIf gitdir through a symbolic link to HOME", want: "Personal <me@work.example>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				real := filepath.Join(home, "real")
 				link := filepath.Join(home, "link")
@@ -134,19 +134,19 @@ func TestAuthorIsGitsAuthor(t *testing.T) {
 				newRepo(t, filepath.Join(real, "work", "r"), "main")
 				return filepath.Join(link, "work", "r")
 			}},
-		{name: "includeIf onbranch on an unborn branch", want: "Personal <me@feature.example>",
+		{name: "includeIf onbranch on an unborn branch", want: "Personal <me@feature.example>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), me+"[includeIf \"onbranch:feat/\"]\n\tpath = feat.inc\n")
 				write(t, filepath.Join(home, "feat.inc"), "[user]\n\temail = me@feature.example\n")
 				return newRepo(t, filepath.Join(home, "r"), "feat/x")
 			}},
-		{name: "includeIf onbranch on another branch", want: "Personal <me@home.example>",
+		{name: "includeIf onbranch on another branch", want: "Personal <me@home.example>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), me+"[includeIf \"onbranch:feat/\"]\n\tpath = feat.inc\n")
 				write(t, filepath.Join(home, "feat.inc"), "[user]\n\temail = me@feature.example\n")
 				return newRepo(t, filepath.Join(home, "r"), "main")
 			}},
-		{name: "includeIf gitdir in a linked worktree", want: "Personal <me@work.example>",
+		{name: "includeIf gitdir in a linked worktree", want: "Personal <me@work.example>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), me+"[includeIf \"gitdir:~/work/\"]\n\tpath = work.inc\n")
 				write(t, filepath.Join(home, "work.inc"), "[user]\n\temail = me@work.example\n")
@@ -164,7 +164,7 @@ func TestAuthorIsGitsAuthor(t *testing.T) {
 				git(t, dir, "remote", "add", "origin", "https://forge.example/x.git")
 				return dir
 			}},
-		{name: "an include lore cannot evaluate, without an identity", want: "Personal <me@home.example>",
+		{name: "an include lore cannot evaluate, without an identity", want: "Personal <me@home.example>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), me+"[includeIf \"hasconfig:remote.*.url:https://forge.example/**\"]\n\tpath = forge.inc\n")
 				write(t, filepath.Join(home, "forge.inc"), "[core]\n\teditor = vi\n")
@@ -208,7 +208,7 @@ func TestAuthorIsGitsAuthor(t *testing.T) {
 				t.Setenv("EMAIL", "mail@example.com")
 				return newRepo(t, filepath.Join(home, "r"), "main")
 			}},
-		{name: "config.worktree with extensions.worktreeConfig", want: "Personal <wt@example.com>",
+		{name: "config.worktree with extensions.worktreeConfig", want: "Personal <wt@example.com>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), me)
 				dir := newRepo(t, filepath.Join(home, "r"), "main")
@@ -220,7 +220,7 @@ func TestAuthorIsGitsAuthor(t *testing.T) {
 				git(t, dir, "config", "--worktree", "user.email", "main-wt@example.com")
 				return wt
 			}},
-		{name: "config.worktree of the main worktree", want: "Personal <main-wt@example.com>",
+		{name: "config.worktree of the main worktree", want: "Personal <main-wt@example.com>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), me)
 				dir := newRepo(t, filepath.Join(home, "r"), "main")
@@ -235,7 +235,7 @@ func TestAuthorIsGitsAuthor(t *testing.T) {
 				write(t, filepath.Join(dir, ".git", "config.worktree"), "[user]\n\temail = ignored@example.com\n")
 				return dir
 			}},
-		{name: "GIT_CONFIG_COUNT", want: "Counted <me@home.example>",
+		{name: "GIT_CONFIG_COUNT", want: "Counted <me@home.example>", needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), me)
 				t.Setenv("GIT_CONFIG_COUNT", "1")
@@ -243,7 +243,7 @@ func TestAuthorIsGitsAuthor(t *testing.T) {
 				t.Setenv("GIT_CONFIG_VALUE_0", "Counted")
 				return newRepo(t, filepath.Join(home, "r"), "main")
 			}},
-		{name: "values as git's parser reads them", want: `Ada ; "q"   x <ada@example.com>`,
+		{name: "values as git's parser reads them", want: `Ada ; "q"   x <ada@example.com>`, needGit: true,
 			setup: func(t *testing.T, home string) string {
 				write(t, filepath.Join(home, ".gitconfig"), "\xef\xbb\xbf# c\n[User] ; c\n\tNAME = \" Ada ; \\\"q\\\" \"\t x. # c\n\temail = <ada@\\\nexample.com>\r\n")
 				return newRepo(t, filepath.Join(home, "r"), "main")
@@ -272,130 +272,9 @@ func TestAuthorIsGitsAuthor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, needGit := configAuthor(r, os.Getenv, ReadRefs(dir, os.Getenv).Branch); needGit != c.needGit {
-				t.Errorf("configAuthor asks git: %v, want %v", needGit, c.needGit)
+			if _, _, ok := configAuthor(r, os.Getenv); ok == c.needGit {
+				t.Errorf("configAuthor asks git: %v, want %v", !ok, c.needGit)
 			}
 		})
-	}
-}
-
-// The patterns git's own tests (t3070-wildmatch) check, with WM_PATHNAME,
-// less the bracket expressions.
-func TestWildmatch(t *testing.T) {
-	for _, c := range []struct {
-		pat, text string
-		fold      bool
-		want      bool
-	}{
-		{"foo", "foo", false, true},
-		{"bar", "foo", false, false},
-		{"", "", false, true},
-		{"???", "foo", false, true},
-		{"??", "foo", false, false},
-		{"*", "foo", false, true},
-		{"f*", "foo", false, true},
-		{"*f", "foo", false, false},
-		{"*foo*", "foo", false, true},
-		{"*ob*a*r*", "foobar", false, true},
-		{"*ab", "aaaaaaabababab", false, true},
-		{`foo\*`, "foo*", false, true},
-		{`foo\*bar`, "foobar", false, false},
-		{`f\\oo`, `f\oo`, false, true},
-		{"*/foo", "foo/bar", false, false},
-		{"foo/*", "foo/bar", false, true},
-		{"foo/*", "foo/bar/baz", false, false},
-		{"foo/**", "foo/bar/baz", false, true},
-		{"**/foo", "foo", false, true},
-		{"**/foo", "XXX/foo", false, true},
-		{"**/foo", "bar/baz/foo", false, true},
-		{"*/foo", "bar/baz/foo", false, false},
-		{"**/bar*", "foo/bar/baz", false, false},
-		{"**/bar/*", "deep/foo/bar/baz", false, true},
-		{"**/bar/*", "deep/foo/bar/baz/", false, false},
-		{"**/bar/**", "deep/foo/bar/baz/", false, true},
-		{"**/bar/*", "deep/foo/bar", false, false},
-		{"**/bar/**", "deep/foo/bar/", false, true},
-		{"**/bar**", "foo/bar/baz", false, false},
-		{"*/bar/**", "deep/foo/bar/baz/x", false, false},
-		{"**/bar/*/*", "deep/foo/bar/baz/x", false, true},
-		{"foo**bar", "foo/baz/bar", false, false},
-		{"foo/**/bar", "foo/bar", false, true},
-		{"foo/**/bar", "foo/b/a/z/bar", false, true},
-		{"foo/**/**/bar", "foo/b/a/z/bar", false, true},
-		{"foo?bar", "foo/bar", false, false},
-		{"*/*/*", "foo/bba/arr", false, true},
-		{"*/*/*", "foo/bb/aa/rr", false, false},
-		{"**/**/**", "foo/bb/aa/rr", false, true},
-		{"*X*i", "abcXdefXghi", false, true},
-		{"*/*X*/*/*i", "ab/cXd/efXg/hi", false, true},
-		{"**/*X*/**/*i", "ab/cXd/efXg/hi", false, true},
-		{"-*-*-*-*-*-*-12-*-*-*-m-*-*-*", "-adobe-courier-bold-o-normal--12-120-75-75-m-70-iso8859-1", false, true},
-		{"-*-*-*-*-*-*-12-*-*-*-m-*-*-*", "-adobe-courier-bold-o-normal--12-120-75-75-X-70-iso8859-1", false, false},
-		{"XXX/*/*/*/*/*/*/12/*/*/*/m/*/*/*", "XXX/adobe/courier/bold/o/normal//12/120/75/75/m/70/iso8859/1", false, true},
-		{"**/*a*b*g*n*t", "abcd/abcdefg/abcdefghijk/abcdefghijklmnop.txt", false, true},
-		{"*/*/*", "foo", false, false},
-		{"*/*/*", "foo/bar", false, false},
-		{"FOO", "foo", true, true},
-		{"foo/*", "FOO/BAR", true, true},
-		{`\F`, "f", true, false}, // git folds the text, not an escaped pattern character
-	} {
-		got, ok := wildmatch(c.pat, c.text, c.fold)
-		if !ok || got != c.want {
-			t.Errorf("wildmatch(%q, %q, %v) = %v, %v; want %v", c.pat, c.text, c.fold, got, ok, c.want)
-		}
-	}
-	if _, ok := wildmatch("[ab]", "a", false); ok {
-		t.Error("a bracket expression is not ported: wildmatch must say so")
-	}
-}
-
-// parseConfig reads each file as git config --list does (-z: name, a
-// newline and the value; a bare key alone), and refuses what git refuses.
-func TestParseConfigAsGit(t *testing.T) {
-	for _, text := range []string{
-		"[user]\n\tname = Ada\n",
-		"\xef\xbb\xbf[User \"Sub.Sect\"]\n\tNaMe=  a  b\t\tc  ; comment\n",
-		"[a]\nb\nc = \"x\\ty\\n\" # c\n[a.B]\nk-1 = \\\n  v\n",
-		"[x]\r\n\tk = \"one\" two \"three \"\r\n",
-		"[includeIf \"gitdir:~/w\\\"x\\\\\"]\n\tpath = p\n",
-		"; only a comment\n# another\n",
-		"[s]\n\tk = v # \"quoted comment\n",
-		"[s]k=v\n[t] ; c\nk2 =\n",
-		"[s]\n\tk = \"unterminated\n",
-		"[s]\n\tk = bad \\q escape\n",
-		"[s\n\tk = v\n",
-		"[s \"sub\" ]\n\tk = v\n",
-		"[s]\n\t1k = v\n",
-		"[s]\n\tk v\n",
-		"[s]\n\tk = v\\",
-		"k = before any section\n",
-		"[s.x \"y\"]\n\tk = v\n",
-		"[]\n\tk = v\n",
-	} {
-		f := filepath.Join(t.TempDir(), "config")
-		write(t, f, text)
-		cmd := exec.Command("git", "config", "-f", f, "--list", "-z")
-		out, err := cmd.Output()
-		var want []string
-		for _, e := range strings.Split(string(out), "\x00") {
-			if e != "" {
-				want = append(want, e)
-			}
-		}
-		var got []string
-		ok := parseConfig([]byte(text), func(name, value string, set bool) {
-			if set {
-				got = append(got, name+"\n"+value)
-			} else {
-				got = append(got, name)
-			}
-		})
-		if ok != (err == nil) {
-			t.Errorf("%q: parseConfig ok %v, git config: %v", text, ok, err)
-			continue
-		}
-		if ok && strings.Join(got, "\x00") != strings.Join(want, "\x00") {
-			t.Errorf("%q:\nparseConfig %q\ngit config  %q", text, got, want)
-		}
 	}
 }
