@@ -143,6 +143,9 @@ func (e *env) explain(ix *inject.Index, text string, minRelevance float64, clock
 		if sc.Resume != 1 {
 			fmt.Fprintf(e.stdout, "       a handoff, and the prompt picks up earlier work: relevance × %g\n", sc.Resume)
 		}
+		if sc.Superseded != "" {
+			fmt.Fprintf(e.stdout, "       a handoff %s followed on its branch: status × %g\n", sc.Superseded, inject.SupersededFactor)
+		}
 		if sc.Named != 1 || sc.Code != 1 || sc.Stale != "" {
 			fmt.Fprintf(e.stdout, "       code: named file × %.2f, code × %.2f%s\n", sc.Named, sc.Code, termSafe(parenthesised(sc.Stale)))
 		}

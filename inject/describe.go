@@ -2,6 +2,7 @@ package inject
 
 import (
 	"fmt"
+	"strings"
 
 	"lore/kinds"
 	"lore/record"
@@ -21,4 +22,17 @@ func recordEntry(r *record.Record, stale string) Entry {
 		e.Summary += " (" + stale + ")"
 	}
 	return e
+}
+
+// scoredEntry is a ranked record's entry, with what the ranking found
+// about it since it was written (its code changed, a handoff followed it)
+// and the other notes given.
+func scoredEntry(sc Scored, notes ...string) Entry {
+	var said []string
+	for _, n := range append([]string{sc.Stale, supersededNote(sc.Superseded)}, notes...) {
+		if n != "" {
+			said = append(said, n)
+		}
+	}
+	return recordEntry(sc.Rec, strings.Join(said, "; "))
 }

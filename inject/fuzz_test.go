@@ -4,32 +4,35 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"lore/receipts"
+	"lore/record"
 	"lore/store"
 )
 
-// A session's seen file (one ID per line, appended by concurrent hooks, so
-// possibly cut short or hand-edited) is read whatever it holds, never a
-// panic: every ID read is a whole line of it, trimmed, and every
-// non-blank line is read (bufio.Scanner gives up at a line of 64 KiB or
-// more: the IDs after it are shown again, which costs only a repeat). An
-// ID added then is read back with all the others, even after a line cut
-// short by a crash.
+// A session's seen file (one ID per line with the version shown, appended
+// by concurrent hooks, so possibly cut short or hand-edited) is read
+// whatever it holds, never a panic: every ID read is the start of a line
+// of it, trimmed, and every non-blank line is read (bufio.Scanner gives up
+// at a line of 64 KiB or more: the IDs after it are shown again, which
+// costs only a repeat). A record added then is read back with all the
+// others, in the version added, even after a line cut short by a crash.
 func FuzzOpenSeen(f *testing.F) {
-	f.Add([]byte("dec-fg4b5axy1m81f49y8\npat-18vamjep1m81fxh7k\nfail-d00hh1nq1m81r77tr\n"))
-	f.Add([]byte("dec-fg4b5axy1m81f49y8\r\n  pat-18vamjep1m81fxh7k  \n\n\ndec-fg4b5axy1m81f49y8\n"))
-	f.Add([]byte("dec-fg4b5axy1m81f49y8\npat-18vam"))
+	f.Add([]byte("dec-fg4b5axy1m81f49y8 1795000000000000000\npat-18vamjep1m81fxh7k\nfail-d00hh1nq1m81r77tr\n"))
+	f.Add([]byte("dec-fg4b5axy1m81f49y8\r\n  pat-18vamjep1m81fxh7k  \n\n\ndec-fg4b5axy1m81f49y8 x\n"))
+	f.Add([]byte("@since 1795000000000000000\ndec-fg4b5axy1m81f49y8\npat-18vam"))
 	f.Add([]byte("\x00\xff\n\t\v\f\r\n" + strings.Repeat("x", 70<<10) + "\ndec-after-a-long-line\n"))
 	f.Add([]byte{})
-	const added = "ho-2zzzzzzz1m81f49y8"
+	added := &record.Record{ID: "ho-2zzzzzzz1m81f49y8", Time: time.Unix(1795000000, 7)}
 	dir := f.TempDir()
 	path := filepath.Join(dir, ".local", "sessions", store.SessionKey("s"))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -44,12 +47,13 @@ func FuzzOpenSeen(f *testing.F) {
 		long := false
 		for _, l := range strings.Split(string(data), "\n") {
 			long = long || len(l)+1 >= bufio.MaxScanTokenSize
-			if l = strings.TrimSpace(l); l != "" {
-				lines[l] = true
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, sinceMark) {
+				id, _, _ := strings.Cut(l, " ")
+				lines[id] = true
 			}
 		}
 		for id := range s.ids {
-			if !lines[id] || !s.Has(id) {
+			if !lines[id] {
 				t.Fatalf("seen %q, not a line of %q", id, data)
 			}
 		}
@@ -57,22 +61,23 @@ func FuzzOpenSeen(f *testing.F) {
 			return
 		}
 		for l := range lines {
-			if !s.Has(l) {
+			if _, ok := s.ids[l]; !ok {
 				t.Fatalf("line %q of %q not seen", l, data)
 			}
 		}
 		if len(s.ids) >= maxSeenPerSes {
 			return
 		}
-		s.Add([]string{added})
+		before := maps.Clone(s.ids)
+		s.Add([]*record.Record{added})
 		again := OpenSeen(dir, "s")
-		for id := range s.ids {
-			if !again.Has(id) {
-				t.Fatalf("%q lost when %q was added to %q", id, added, data)
+		for id, v := range before {
+			if w, ok := again.ids[id]; !ok || id != added.ID && w != v {
+				t.Fatalf("%q (version %d) read back as %d when %q was added to %q", id, v, w, added.ID, data)
 			}
 		}
-		if !again.Has(added) || len(again.ids) > len(s.ids)+1 {
-			t.Fatalf("added %q to %q; read back %v", added, data, again.ids)
+		if !again.Has(added) || again.Revised(added) || len(again.ids) > len(before)+1 {
+			t.Fatalf("added %q to %q; read back %v", added.ID, data, again.ids)
 		}
 	})
 }

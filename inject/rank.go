@@ -92,17 +92,20 @@ type Scored struct {
 	// boost). Evidence alone rises with every word matched; the share
 	// tells a record that matches what the prompt is about from one that
 	// shares a word or two of it.
-	Relevance float64  `json:"relevance"`
-	Resume    float64  `json:"resume_boost"` // the prompt picks up earlier work and this is a handoff
-	Kind      float64  `json:"kind_weight"`
-	Recency   float64  `json:"recency"`
-	Status    float64  `json:"status_factor"`
-	Named     float64  `json:"named_boost"`     // the prompt names a file the record is anchored to
-	Code      float64  `json:"code_factor"`     // the anchored code is all gone
-	Stale     string   `json:"stale,omitempty"` // how the anchored code has changed since
-	Matched   []string `json:"matched"`         // "prompt word → record word (how)"
-	Inject    bool     `json:"inject"`          // the relevance gate let it through
-	Why       string   `json:"why"`             // the gate's reason, in words
+	Relevance float64 `json:"relevance"`
+	Resume    float64 `json:"resume_boost"` // the prompt picks up earlier work and this is a handoff
+	Kind      float64 `json:"kind_weight"`
+	Recency   float64 `json:"recency"`
+	Status    float64 `json:"status_factor"`
+	Named     float64 `json:"named_boost"`     // the prompt names a file the record is anchored to
+	Code      float64 `json:"code_factor"`     // the anchored code is all gone
+	Stale     string  `json:"stale,omitempty"` // how the anchored code has changed since
+	// Superseded names the newer handoff on this handoff's branch that
+	// followed it (weighHandoffs).
+	Superseded string   `json:"superseded_by,omitempty"`
+	Matched    []string `json:"matched"` // "prompt word → record word (how)"
+	Inject     bool     `json:"inject"`  // the relevance gate let it through
+	Why        string   `json:"why"`     // the gate's reason, in words
 }
 
 // Options tune one ranking.
@@ -277,6 +280,7 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	for _, sc := range scs {
 		sc.score()
 	}
+	weighHandoffs(scs, recs)
 	slices.SortFunc(cs, byScore)
 	var out []Scored
 	var masks []wordSet // the prompt words each of out matched

@@ -103,8 +103,12 @@ func promptContext(ctx context.Context, ix *Index, cfg *config.Config, prompt st
 			continue
 		}
 		recs[sc.Rec.ID] = sc.Rec
-		en := recordEntry(sc.Rec, sc.Stale)
-		if seen != nil && seen.Has(sc.Rec.ID) {
+		revised := ""
+		if seen != nil && seen.Revised(sc.Rec) {
+			revised = "revised since shown earlier in this session"
+		}
+		en := scoredEntry(sc, revised)
+		if seen != nil && seen.Has(sc.Rec) {
 			en.SummaryOnly = true
 		} else {
 			fresh++
@@ -286,7 +290,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	var r Rendered
 	ev := receipts.Event{Time: now.UTC()}
 	if hin.IsSessionStart() {
-		seen.Reset() // a new, cleared or compacted context holds none of it
+		seen.Reset(now) // a new, cleared or compacted context holds none of it
 		v := BuildResume(ctx, snap, ResumeOptions{Git: git})
 		if !snap.Unchanged(idsOf(v.Records())) {
 			if snap, err = openAll(); err != nil {
@@ -298,13 +302,14 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		}
 		v.CheckAnchors(ctx, anchor.ForStore(s.Dir, s.Getenv))
 		r = ResumeContext(v, budget, hin.Source == "compact", s.Config.Loop.Teach)
-		seen.Add(recordIDs(r.Full)) // a prompt about the handoff need not repeat it
+		seen.Add(whole(r, v.Records())) // a prompt about the handoff need not repeat it
 		RememberStart(s.Dir, hin.SessionID, git, now, hin.Source == "startup" || hin.Source == "clear")
 		ev.Event, ev.Marks = receipts.Start, Marks(v.Records())
 	} else {
 		if hin.Prompt = StripInjected(hin.Prompt); hin.Prompt == "" {
 			return errors.New("no prompt in the hook input, once host-folded context is removed")
 		}
+		seen.Own(func() string { return s.Origin().Author })
 		var shown []*record.Record
 		choose := func() {
 			ix := NewIndex(snap, s.Config).CheckAnchors(anchor.ForStore(s.Dir, s.Getenv))
@@ -317,7 +322,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 			}
 			choose()
 		}
-		seen.Add(r.Full)
+		seen.Add(whole(r, shown))
 		ev.Event, ev.Marks = receipts.Prompt, Marks(shown)
 		if r.Text == "" && len(r.Repeated) == 0 {
 			ev.Prompt = hin.Prompt // a prompt the memory had nothing for, for lore stats
@@ -353,6 +358,17 @@ func idsOf(recs []*record.Record) []string {
 	return out
 }
 
+// whole are the records of recs that r shows whole.
+func whole(r Rendered, recs []*record.Record) []*record.Record {
+	var out []*record.Record
+	for _, rec := range recs {
+		if slices.Contains(r.Full, rec.ID) {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
 func recordIDs(ids []string) []string {
 	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !record.ValidID(id) })
 }
@@ -362,7 +378,7 @@ var errNothing = errors.New("nothing relevant to inject")
 
 // errRepeated is the quiet outcome when every relevant record was shown
 // earlier in the session.
-var errRepeated = fmt.Errorf("%w: this session was shown the relevant records already", errNothing)
+var errRepeated = fmt.Errorf("%w: this session has the relevant records already (shown or recorded in it)", errNothing)
 
 // errBudget is the quiet outcome of a budget (from the environment or
 // config.toml) too small for any block.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"lore/gitrepo"
 	"lore/kinds"
 	"lore/receipts"
 	"lore/record"
@@ -75,6 +76,30 @@ func repoState(git *GitSource) (head, tree string) {
 	return st.Head, hex.EncodeToString(h.Sum(nil)[:12])
 }
 
+// committedSince reports whether HEAD's history since the session's start
+// holds a commit of the session's author made since, other than merges and
+// commits that only record memory: a pull, or a teammate's branch checked
+// out, moves HEAD without the session changing anything. When git cannot
+// tell, the session is taken to have committed.
+func committedSince(ctx context.Context, git *GitSource, st SessionStart, head, author string) bool {
+	_, email, _ := strings.Cut(author, " <")
+	email = strings.TrimSuffix(email, ">")
+	if head == "" || email == "" {
+		return true
+	}
+	span := head
+	if st.Head != "" {
+		span = st.Head + ".." + head
+	}
+	args := []string{"log", "-1", "--format=%H", "--no-merges", "--fixed-strings", "--author=<" + email + ">",
+		"--since=" + strconv.FormatInt(st.Time.Unix()-1, 10), span, "--", "."}
+	if rel, err := filepath.Rel(git.Dir, git.Store); err == nil && filepath.IsLocal(rel) {
+		args = append(args, ":(exclude)"+filepath.ToSlash(rel))
+	}
+	out, err := gitrepo.Run(ctx, git.Getenv, git.Dir, args...)
+	return err != nil || strings.TrimSpace(out) != ""
+}
+
 // AskHandoff is the reason lore gives an agent's first Stop when the
 // session changed the repository and recorded no handoff.
 const AskHandoff = `Before you stop: this session changed the repository and recorded no handoff in lore. ` +
@@ -104,8 +129,9 @@ func stop(ctx context.Context, hin *HookInput, s *store.Store, repoDir string) s
 	if strings.HasSuffix(strings.TrimSpace(hin.LastMessage()), "?") {
 		return "" // the agent asked the user something: the task goes on
 	}
-	if head, tree := repoState(StartGit(ctx, s.Getenv, repoDir, s.Dir)); head == st.Head && tree == st.Tree {
-		return "" // nothing changed
+	git := StartGit(ctx, s.Getenv, repoDir, s.Dir)
+	if head, tree := repoState(git); tree == st.Tree && (head == st.Head || !committedSince(ctx, git, st, head, s.Origin().Author)) {
+		return "" // nothing changed, or only by others' work pulled or checked out
 	}
 	if handoffSince(s.Dir, st.Time) || !answersFirst(s.Dir, hin, AskHandoff) {
 		return "" // a handoff was recorded, or a twin of this hook asked (counted once in lore stats)
