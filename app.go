@@ -319,6 +319,8 @@ const (
 	// to the agent with the result of a capture (notices).
 	warningPrefix  = "lore: warning: "
 	redactedPrefix = "lore: redacted before writing: "
+	// A capture that repeats a record this checkout just wrote.
+	alreadyPrefix = "lore: already recorded as "
 )
 
 // fail prints err as `lore: error: …` (and a hint) and maps it to an exit code.

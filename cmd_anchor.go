@@ -192,20 +192,49 @@ func cmdAnchor(ctx context.Context, e *env, args []string) error {
 	}, "re-anchored", "is anchored to the code as it is")
 }
 
-// reanchor follows r's anchors to where their code is now.
+// reanchor follows r's anchors to where their code is now; one that
+// cannot be followed is a usage error.
 func reanchor(ctx context.Context, repo anchor.Repo, k *anchor.Checker, r *record.Record) ([]record.Anchor, error) {
 	if len(r.Anchors) == 0 {
 		return nil, usageError("name its files with --file", "anchor: %s has no anchors", r.Short())
 	}
+	fol := follow(ctx, k, r)
+	specs := make([]anchor.Spec, len(fol))
+	for i, f := range fol {
+		if f.lost != "" {
+			return nil, usageError(f.hint, "anchor: %s: %s", r.Short(), f.lost)
+		}
+		specs[i] = f.spec
+	}
+	out, err := repo.Resolve(ctx, repo.Root, specs)
+	if err != nil {
+		return nil, usageError("anchor it with --file", "anchor: %s: %v", r.Short(), err)
+	}
+	return out, nil
+}
+
+// followed is where one of a record's anchors is now: the file and lines
+// to anchor it to, or, when those cannot be told, why (lost) and what the
+// user can do (hint).
+type followed struct {
+	spec       anchor.Spec
+	lost, hint string
+}
+
+// follow follows each of r's anchors to where its file is now (a rename
+// git sees) and its line range past the lines added and removed above and
+// within it.
+func follow(ctx context.Context, k *anchor.Checker, r *record.Record) []followed {
 	states := k.Records(ctx, []*record.Record{r})[r.ID]
 	_ = k.Save()
-	specs := make([]anchor.Spec, len(states))
+	out := make([]followed, len(states))
 	for i, st := range states {
+		f := &out[i]
+		f.spec = anchor.Spec{Path: st.Path, Start: st.Anchor.Start, End: st.Anchor.End}
 		if st.Status == anchor.Gone {
-			return nil, usageError("anchor it to what replaced it with --file, or "+retireHint(r),
-				"anchor: %s: %s is gone", r.Short(), st.Anchor.Path)
+			f.lost, f.hint = st.Anchor.Path+" is gone", "anchor it to what replaced it with --file, or "+retireHint(r)
+			continue
 		}
-		specs[i] = anchor.Spec{Path: st.Path, Start: st.Anchor.Start, End: st.Anchor.End}
 		if st.Edited() && st.Anchor.HasLines() && !st.Lines.Known {
 			// Without a comparison with the anchored content there is
 			// nothing to follow the lines through: keeping the range
@@ -214,24 +243,21 @@ func reanchor(ctx context.Context, repo anchor.Repo, k *anchor.Checker, r *recor
 			if st.Lines.Lost {
 				why = "the content it was anchored to is not in this clone's git (never committed, or pruned since)"
 			}
-			return nil, usageError(fmt.Sprintf("name the lines it is about now with --file %s:START-END, or %s", st.Path, retireHint(r)),
-				"anchor: %s: %s changed, and %s, so where lines %d-%d are now cannot be told",
-				r.Short(), st.Anchor.Path, why, st.Anchor.Start, st.Anchor.End)
+			f.lost = fmt.Sprintf("%s changed, and %s, so where lines %d-%d are now cannot be told", st.Anchor.Path, why, st.Anchor.Start, st.Anchor.End)
+			f.hint = fmt.Sprintf("name the lines it is about now with --file %s:START-END, or %s", st.Path, retireHint(r))
+			continue
 		}
 		if l := st.Lines; l.Known && !l.Binary && st.Anchor.Start > 0 {
 			// The lines moved with the edits above and within them.
 			if l.NowStart == 0 {
-				return nil, usageError("anchor it to what replaced them with --file, or "+retireHint(r),
-					"anchor: %s: lines %d-%d of %s are gone", r.Short(), st.Anchor.Start, st.Anchor.End, st.Path)
+				f.lost = fmt.Sprintf("lines %d-%d of %s are gone", st.Anchor.Start, st.Anchor.End, st.Path)
+				f.hint = "anchor it to what replaced them with --file, or " + retireHint(r)
+				continue
 			}
-			specs[i].Start, specs[i].End = l.NowStart, l.NowEnd
+			f.spec.Start, f.spec.End = l.NowStart, l.NowEnd
 		}
 	}
-	out, err := repo.Resolve(ctx, repo.Root, specs)
-	if err != nil {
-		return nil, usageError("anchor it with --file", "anchor: %s: %v", r.Short(), err)
-	}
-	return out, nil
+	return out
 }
 
 const staleHelp = `Usage: lore stale [--json]

@@ -6,14 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"lore/failures"
 	"lore/journal"
+	"lore/kinds"
 	"lore/patterns"
 	"lore/record"
+	"lore/secrets"
+	"lore/store"
 	"lore/transfer"
 )
 
@@ -32,6 +39,7 @@ type captureOptions struct {
 	next         []string
 	blocked      []string
 	files        []string
+	again        bool // record it even if this checkout just recorded the same
 }
 
 func (o *captureOptions) decisionFlags(fs *pflag.FlagSet) {
@@ -60,6 +68,7 @@ func (o *captureOptions) handoffFlags(fs *pflag.FlagSet) {
 func (o *captureOptions) tagFlag(fs *pflag.FlagSet) {
 	fs.Var((*tagValues)(&o.tags), "tags", "comma-separated tags")
 	fs.StringArrayVar(&o.files, "file", nil, "anchor the record to this file, or these lines of it (repeatable)")
+	fs.BoolVar(&o.again, "again", false, "record it even if it repeats a record this checkout just wrote")
 }
 
 // tagValues is --tags: each value as given (the flag repeats), which the
@@ -115,6 +124,14 @@ func (e *env) textArgs(fs *pflag.FlagSet, first int, what string) (string, error
 	return text, nil
 }
 
+// againHelp ends the help of every capture verb: what a repeat does.
+const againHelp = `
+
+A capture that repeats a record of its kind this checkout wrote since HEAD
+last moved, and that is still in force (the same text, spacing and case
+aside; for a handoff also its next steps), writes nothing: lore prints
+that record's ID and says so on stderr. --again records it anyway.`
+
 // maxStdinText bounds a record's text read from stdin.
 const maxStdinText = 1 << 20
 
@@ -128,6 +145,19 @@ func (e *env) captureKind(k record.Kind, text string, o *captureOptions, fill fu
 	r, err := s.New(k, text, o.tags)
 	if err == nil {
 		err = fill(r)
+	}
+	if err == nil && !o.again && r.Kind != record.Failure {
+		// Before anchoring: a duplicate is not written, so its files
+		// need no git run. Its ID is printed as a new one's would be:
+		// a script goes on with the record either way.
+		if dup := recordedAlready(s, r); dup != nil {
+			how := ""
+			if len(o.files) > 0 { // the repeat may be for the files: say how to give them
+				how = "lore anchor " + dup.Short() + " --file … anchors it; "
+			}
+			fmt.Fprintf(e.stderr, "%s%s; nothing written (%s--again records it anyway)\n", alreadyPrefix, dup.Short(), how)
+			return e.printCaptured(dup, nil)
+		}
 	}
 	if err == nil {
 		err = e.anchorTo(s, r, o.files)
@@ -156,7 +186,7 @@ func (e *env) printCaptured(r *record.Record, err error) error {
 
 const rememberHelp = `Usage: lore remember "<decision>" [--rationale R] [--alternatives A] [--tags t1,t2] [--file F]...
 
-Record a decision in the journal and print its short ID.` + stdinHelp + anchorHelp
+Record a decision in the journal and print its short ID.` + stdinHelp + anchorHelp + againHelp
 
 func cmdRemember(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -174,7 +204,7 @@ const learnHelp = `Usage: lore learn "<pattern>" [--context C] [--solution S] [-
 
 Record a pattern (a lesson: in this context, do this) or, with --anti, an
 anti-pattern, and print its short ID. Confidence defaults to 0.7 and rises
-with 'lore patterns validate'.` + stdinHelp + anchorHelp
+with 'lore patterns validate'.` + stdinHelp + anchorHelp + againHelp
 
 func cmdLearn(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -214,13 +244,15 @@ func observation(*record.Record) error { return nil }
 const failHelp = `Usage: lore fail <ErrorType> "<message>" [--tool T] [--tags t1,t2] [--file F]...
 
 Record a failure and print its short ID. ErrorType is one word, such as
-NonZeroExit, TypeError or ImportError; 'lore failures triggers' counts them.` + stdinHelp + anchorHelp
+NonZeroExit, TypeError or ImportError; 'lore failures triggers' counts them,
+so the same failure recorded again is a second record: it happened again.` + stdinHelp + anchorHelp
 
 func cmdFail(_ context.Context, e *env, args []string) error {
 	var o captureOptions
 	fs := newFlags("fail")
 	o.failureFlags(fs)
 	o.tagFlag(fs)
+	_ = fs.MarkHidden("again") // a failure is always recorded: see failHelp
 	if err := e.parse(fs, failHelp, args); err != nil {
 		return err
 	}
@@ -241,7 +273,7 @@ func cmdFail(_ context.Context, e *env, args []string) error {
 const handoffHelp = `Usage: lore handoff "<summary>" [--next N]... [--blocked B]... [--tags t1,t2] [--file F]...
 
 Record where this session leaves off, and print its short ID. 'lore resume'
-shows the latest handoff to the next session.` + stdinHelp + anchorHelp
+shows the latest handoff to the next session.` + stdinHelp + anchorHelp + againHelp
 
 func cmdHandoff(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -258,7 +290,7 @@ func cmdHandoff(_ context.Context, e *env, args []string) error {
 const observeHelp = `Usage: lore observe "<text>" [--tags t1,t2] [--file F]...
 
 Note an observation in the inbox, to triage later with 'lore inbox promote'
-or 'lore inbox dismiss'. Prints its short ID.` + stdinHelp + anchorHelp
+or 'lore inbox dismiss'. Prints its short ID.` + stdinHelp + anchorHelp + againHelp
 
 func cmdObserve(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -280,7 +312,7 @@ Record anything; the kind follows from the flags:
   --error-type (and --tool)              a failure
   --next or --blocked                    a handoff
   none of these                          an observation
-Flags of two different kinds are refused.` + stdinHelp + anchorHelp
+Flags of two different kinds are refused.` + stdinHelp + anchorHelp + againHelp
 
 func cmdCapture(_ context.Context, e *env, args []string) error {
 	var o captureOptions
@@ -341,4 +373,71 @@ func inferKind(fs *pflag.FlagSet) (record.Kind, error) {
 		err = usageError("", "capture: --tool makes a failure, which needs --error-type")
 	}
 	return kind, err
+}
+
+// recordedAlready is the record this checkout wrote since HEAD last moved
+// that r would repeat: of r's kind, active in its latest version there,
+// and saying the same (captureKey). An agent that retries a capture, or
+// records the same lesson twice in a session, would otherwise leave two
+// records that split every later revision and use between them. Only the
+// kind's current shard is read, under the store's lock (no half-written
+// line): the cost follows this checkout's recent records, not the
+// store's, and no index is opened. A shard that does not read finds
+// nothing: the check only spares a second copy, and must not stop the
+// capture (whose append reports what is wrong).
+func recordedAlready(s *store.Store, r *record.Record) *record.Record {
+	rel := store.CurrentShard(s, r.Kind)
+	if rel == "" {
+		return nil
+	}
+	want := captureKey(r)
+	for i, f := range want {
+		want[i], _ = secrets.Scrub(f) // as it would be written
+	}
+	var dup *record.Record
+	_ = s.Transact(func(*store.Tx) error {
+		abs := filepath.Join(s.Dir, rel)
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			return err // gone (a checkout removed it): the next append starts another
+		}
+		recs, _, err := kinds.ParseShard(s.Rel(abs), data)
+		if err != nil {
+			return err
+		}
+		latest := map[string]*record.Record{}
+		for _, v := range recs {
+			if cur := latest[v.ID]; cur == nil || record.Newer(v, cur) {
+				latest[v.ID] = v
+			}
+		}
+		for _, v := range latest {
+			if v.Kind == r.Kind && v.Active() && slices.EqualFunc(captureKey(v), want, sameWords) && (dup == nil || record.Newer(v, dup)) {
+				dup = v
+			}
+		}
+		return nil
+	})
+	return dup
+}
+
+// captureKey is what makes two captures of a kind the same record: the
+// text, and for a handoff its next steps, for a pattern whether it is an
+// anti-pattern (the same words, opposite advice). Failures are not
+// compared: one recorded again happened again, and is counted. A rationale, tags or anchors that differ do not make it new:
+// lore journal revise and lore anchor change those.
+func captureKey(r *record.Record) []string {
+	key := []string{r.Text}
+	switch r.Kind {
+	case record.Handoff:
+		key = append(key, r.Next...)
+	case record.Pattern:
+		key = append(key, strconv.FormatBool(r.Anti))
+	}
+	return key
+}
+
+// sameWords: the same words, whitespace and case aside.
+func sameWords(a, b string) bool {
+	return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"lore/anchor"
 	"lore/failures"
 	"lore/inbox"
 	"lore/inject"
@@ -111,10 +112,11 @@ func (e *env) update(s *store.Store, k record.Kind, ref string, change func(*rec
 
 func cmdJournal(_ context.Context, e *env, args []string) error {
 	verbs := map[string]subcommand{
-		"revise": {`lore journal revise <id> "<new text>"|- [--rationale R]   append a new version of a decision`, func(e *env, help string, args []string) error {
+		"revise": {`lore journal revise <id> "<new text>"|- [--rationale R] [--file F]...   append a new version of a decision`, func(e *env, help string, args []string) error {
 			fs := newFlags("journal revise")
 			rationale := fs.String("rationale", "", "the new rationale (kept if not given)")
-			if err := e.parse(fs, help, args); err != nil {
+			files := fs.StringArray("file", nil, "anchor it to this `path[:start-end]` instead (repeatable); without, its anchors follow their code to where it is now")
+			if err := e.parse(fs, help+reviseHelp, args); err != nil {
 				return err
 			}
 			if fs.NArg() < 2 {
@@ -128,11 +130,117 @@ func cmdJournal(_ context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			return e.update(s, record.Decision, fs.Arg(0), journal.Revise(text, *rationale), "revised", "already says that")
+			anchors, err := e.textAnchors(context.Background(), s, "journal revise", *files)
+			if err != nil {
+				return err
+			}
+			return e.update(s, record.Decision, fs.Arg(0), withAnchors(journal.Revise(text, *rationale), anchors), "revised", "already says that")
 		}},
-		"abandon": idVerb("journal abandon", "lore journal abandon <id>                                   mark a decision abandoned", "abandoned", "is already abandoned", record.Decision, journal.Abandon),
+		"abandon": idVerb("journal abandon", "lore journal abandon <id>                                               mark a decision abandoned", "abandoned", "is already abandoned", record.Decision, journal.Abandon),
 	}
 	return e.dispatch("journal", "", verbs, args)
+}
+
+// reviseHelp is what lore journal revise --help says after its usage
+// line: what becomes of the decision's anchors.
+const reviseHelp = `
+
+The new version is anchored to the code as it is now: each anchor follows
+its file and lines as 'lore anchor' does, except that one whose file or
+lines are gone stays as it was (lore stale goes on listing it). --file
+anchors it to those files instead.`
+
+// withAnchors is change, then the anchors of the version it makes from
+// new text (textAnchors). The same text on code that moved on is still
+// a new version: the user says it holds for the code as it is.
+func withAnchors(change func(*record.Record) error, anchors func(*record.Record) []record.Anchor) func(*record.Record) error {
+	return func(r *record.Record) error {
+		err := change(r)
+		if err != nil && !errors.Is(err, record.ErrUnchanged) {
+			return err
+		}
+		next := anchors(r)
+		if err != nil && slices.Equal(next, r.Anchors) {
+			return err // unchanged, anchors and all
+		}
+		r.Anchors = next
+		return nil
+	}
+}
+
+// textAnchors prepares the anchors of a version made from the user's new
+// text (lore journal revise): the files given, resolved now, or else the
+// record's own anchors followed to the code as it is now. New text is
+// written against the code as it is: kept on the old content, the fresh
+// revision would be called stale at once. A --file that cannot be
+// anchored is a usage error, before anything is read under the lock.
+func (e *env) textAnchors(ctx context.Context, s *store.Store, verb string, files []string) (func(*record.Record) []record.Anchor, error) {
+	specs, err := parseSpecs(files)
+	if err != nil {
+		return nil, e.fileError(err)
+	}
+	if len(specs) > 0 {
+		repo, err := e.anchorRepo(s)
+		if err != nil {
+			return nil, usageError("", "%s: %v", verb, err)
+		}
+		anchors, err := repo.Resolve(ctx, e.cwd, specs)
+		if err != nil {
+			if !isSpecError(err) {
+				return nil, fmt.Errorf("%s: %w", verb, err)
+			}
+			return nil, usageError("", "%s: %v", verb, err)
+		}
+		return func(*record.Record) []record.Anchor { return anchors }, nil
+	}
+	return func(r *record.Record) []record.Anchor {
+		if len(r.Anchors) == 0 {
+			return nil // no git run for a record about no code
+		}
+		repo, err := e.anchorRepo(s)
+		k := e.codeChecker(s)
+		if err != nil || k == nil {
+			return r.Anchors // nothing to follow them in
+		}
+		return e.followKept(ctx, repo, k, r)
+	}, nil
+}
+
+// followKept is r's anchors followed to the code as it is now, as lore
+// anchor follows them, except that one that cannot be followed (its file
+// or its lines gone) stays as it was, and lore stale goes on listing it:
+// the new text is recorded either way, and a warning says what to do.
+func (e *env) followKept(ctx context.Context, repo anchor.Repo, k *anchor.Checker, r *record.Record) []record.Anchor {
+	out := slices.Clone(r.Anchors)
+	kept := func(why string) {
+		e.warn("%s: %s; that anchor is kept as it was (lore anchor %s --file PATH[:START-END] moves it)", r.Short(), why, r.Short())
+	}
+	var specs []anchor.Spec
+	var at []int // at[j]: the anchor specs[j] follows
+	for i, f := range follow(ctx, k, r) {
+		if f.lost != "" {
+			kept(f.lost)
+			continue
+		}
+		specs, at = append(specs, f.spec), append(at, i)
+	}
+	if got, err := repo.Resolve(ctx, repo.Root, specs); err == nil {
+		for j, i := range at {
+			out[i] = got[j]
+		}
+		return out
+	}
+	// One anchor that does not resolve must not keep the others on old
+	// code: each on its own.
+	for j, i := range at {
+		got, err := repo.Resolve(ctx, repo.Root, specs[j:j+1])
+		if err != nil {
+			kept(err.Error())
+			continue
+		}
+		out[i] = got[0]
+	}
+	return out
 }
 
 func cmdPatterns(_ context.Context, e *env, args []string) error {

@@ -325,7 +325,7 @@ func (e *env) runCLI(args ...string) (out string, js any, stderr string, err err
 func notices(stderr string) []string {
 	var keep []string
 	for _, l := range strings.Split(stderr, "\n") {
-		if strings.HasPrefix(l, redactedPrefix) || strings.HasPrefix(l, warningPrefix) {
+		if strings.HasPrefix(l, redactedPrefix) || strings.HasPrefix(l, warningPrefix) || strings.HasPrefix(l, alreadyPrefix) {
 			keep = append(keep, l)
 		}
 	}
@@ -412,6 +412,10 @@ func (e *env) capture(args ...string) (*mcp.CallToolResult, captured, error) {
 	}
 	id := strings.TrimSpace(out)
 	notes := notices(stderr)
-	text := strings.Join(append([]string{"recorded " + id}, notes...), "\n")
+	head := "recorded " + id
+	if len(notes) > 0 && strings.HasPrefix(notes[0], alreadyPrefix) {
+		head, notes = "already recorded: "+id+" (nothing written)", notes[1:]
+	}
+	text := strings.Join(append([]string{head}, notes...), "\n")
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, captured{ID: id, Notes: notes}, nil
 }

@@ -202,6 +202,14 @@ func TestMCPProtocol(t *testing.T) {
 			t.Errorf("%s: lore show %s says %q", cp.tool, id, shown)
 		}
 	}
+	// A capture repeating one just made writes nothing, and says so.
+	first, _, st := c.call("observe", map[string]any{"text": "CI is slow on Mondays"})
+	if id, _ := st.(map[string]any)["id"].(string); id == "" || !strings.HasPrefix(first, "already recorded: "+id+" (nothing written)") {
+		t.Errorf("a repeated capture: %q structured=%v", first, st)
+	}
+	if n := strings.Count(lore("list", "observation"), "CI is slow on Mondays"); n != 1 {
+		t.Errorf("a repeated capture through MCP left %d observations", n)
+	}
 	if shown := lore("list", "decision"); !strings.Contains(shown, "-v is a flag-looking decision") {
 		t.Errorf("a text starting with - was taken as a flag: %s", shown)
 	}
