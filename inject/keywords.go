@@ -108,7 +108,32 @@ func eachNormalToken(text string, yield func(Token)) {
 				yield(t)
 			}
 		}
+		if j, ok := joined(chunk, ps); ok {
+			last = j
+			yield(Token{j, chunk})
+		}
 	})
+}
+
+// joined is a name and its number written with a hyphen, as it is also
+// written without: SHA-1 is sha1, UTF-8 utf8, X-509 x509 (a single digit
+// alone is no token, so sha1 would not otherwise find SHA-1).
+func joined(chunk string, ps []string) (string, bool) {
+	if len(ps) != 2 || len(chunk) != len(ps[0])+1+len(ps[1]) || chunk[len(ps[0])] != '-' ||
+		!isLetters(ps[0]) || !isDigits(ps[1]) || strings.Contains(ps[1], ".") {
+		return "", false
+	}
+	return strings.ToLower(ps[0] + ps[1]), true
+}
+
+// isLetters reports an ASCII word of letters alone.
+func isLetters(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // invisible reports a format character, which Unicode's word rules

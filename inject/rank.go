@@ -45,7 +45,7 @@ func (ix *Index) CheckAnchors(k *anchor.Checker) *Index {
 
 // TokenizerVersion names how Terms splits records; change it whenever
 // Terms or Keywords change, so indexed terms are rebuilt.
-const TokenizerVersion = "kw8"
+const TokenizerVersion = "kw9"
 
 // Tokenizer is the record tokenizer the index keeps terms for.
 func Tokenizer() index.Tokenizer { return index.Tokenizer{Version: TokenizerVersion, Terms: Terms} }
