@@ -12,7 +12,7 @@ import (
 const resumeHelp = `Usage: lore resume [--json] [--budget N] [--no-git]
 
 Where the last session left off: the latest handoff (summary, next steps,
-blockers), what git says happened since it (commits since the handoff's
+blockers; and yours, when a teammate's is newer), what git says happened since it (commits since the handoff's
 commit, the branch, uncommitted files), the failures recorded since it,
 recent decisions, the most trusted patterns, recurring failures and the
 inbox. With --budget, the view is the
@@ -47,7 +47,7 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	v := inject.BuildResume(ctx, snap, inject.ResumeOptions{Git: git, FailureIDs: *asJSON})
+	v := inject.BuildResume(ctx, snap, inject.ResumeOptions{Git: git, FailureIDs: *asJSON, Author: s.Origin().Author})
 	v.CheckAnchors(ctx, e.codeChecker(s))
 	if *asJSON {
 		out := map[string]any{
@@ -62,6 +62,9 @@ func cmdResume(ctx context.Context, e *env, args []string) error {
 		}
 		if v.Handoff != nil {
 			out["handoff"] = recordJSON(v.Handoff)
+		}
+		if v.Own != nil {
+			out["own_handoff"] = recordJSON(v.Own)
 		}
 		return e.printJSON(out)
 	}

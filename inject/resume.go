@@ -23,12 +23,18 @@ const (
 	resumeDecisions = 5
 	resumePatterns  = 5
 	resumeFailures  = 3
-	recurringMin    = 2
+	// resumeHandoffs is how many of the newest handoffs are looked
+	// through for the reader's own.
+	resumeHandoffs = 8
+	recurringMin   = 2
 )
 
 // Resume is where the last session left off.
 type Resume struct {
-	Handoff   *record.Record   `json:"-"`
+	Handoff *record.Record `json:"-"`
+	// Own is the reader's newest handoff when a teammate's, Handoff, is
+	// newer: where their own last session left off.
+	Own       *record.Record   `json:"-"`
 	Git       *GitChanges      `json:"git,omitempty"`
 	Decisions []*record.Record `json:"-"`
 	Patterns  []*record.Record `json:"-"`
@@ -49,6 +55,10 @@ type ResumeOptions struct {
 	// FailureIDs lists the IDs of each recurring failure's occurrences,
 	// which only JSON shows: at 100k records, thousands of them.
 	FailureIDs bool
+	// Author is who reads the view ("Name <email>"): when a teammate's
+	// handoff is the newest, the reader's own newest is shown too. "":
+	// the newest handoff alone.
+	Author string
 }
 
 // BuildResume assembles the view from the snapshot's current records,
@@ -60,12 +70,20 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, o ResumeOptions) *Re
 	// session records its failures before it ends with a handoff, so
 	// those after the last one alone were none, by construction.
 	var failuresSince int64
-	hs := snap.Newest(2, []record.Kind{record.Handoff}, func(_ record.Kind, status string) bool { return status == record.StatusActive })
+	hs := snap.Newest(resumeHandoffs, []record.Kind{record.Handoff}, func(_ record.Kind, status string) bool { return status == record.StatusActive })
 	if len(hs) > 0 {
 		v.Handoff = hs[0]
 	}
 	if len(hs) > 1 {
 		failuresSince = hs[1].Created.UnixNano()
+	}
+	for i, h := range hs {
+		if o.Author != "" && sameAuthor(h.Author, o.Author) {
+			if i > 0 {
+				v.Own = h
+			}
+			break
+		}
 	}
 	// git's log since the handoff runs while the rest is read.
 	gitDone := make(chan *GitChanges, 1)
@@ -150,6 +168,9 @@ func (v *Resume) Records() []*record.Record {
 	if v.Handoff != nil {
 		out = append(out, v.Handoff)
 	}
+	if v.Own != nil {
+		out = append(out, v.Own)
+	}
 	return append(append(append(out, v.Recent...), v.Decisions...), v.Patterns...)
 }
 
@@ -158,24 +179,10 @@ func (v *Resume) Records() []*record.Record {
 func (v *Resume) Entries() []Entry {
 	var es []Entry
 	if h := v.Handoff; h != nil {
-		by := ""
-		if h.Author != "" {
-			// The name only: an address in <angle brackets> reaches Gemini
-			// CLI's model as &lt;…&gt;, and the name is what a reader needs.
-			name, _, _ := strings.Cut(h.Author, " <")
-			by = " by " + name
+		es = append(es, v.handoffEntry("Last handoff", h))
+		if v.Own != nil {
+			es = append(es, v.handoffEntry("Your last handoff", v.Own))
 		}
-		if h.Branch != "" {
-			by += " on " + h.Branch
-		}
-		if c := v.Stale[h.ID]; c != "" {
-			by += "; " + c
-		}
-		full := fmt.Sprintf("Last handoff %s (%s%s):\n  %s", h.Short(), h.Created.UTC().Format("2006-01-02 15:04 UTC"), by, record.OneLine(h.Text))
-		for _, l := range transfer.Detail(h) {
-			full += "\n  " + record.OneLine(l)
-		}
-		es = append(es, Entry{ID: h.ID, Full: full, Summary: "Last handoff: " + Summary(h)})
 	} else {
 		es = append(es, Entry{ID: "handoff", Full: "No handoff yet: end a session with lore handoff \"SUMMARY\" --next \"NEXT STEP\".",
 			Summary: "No handoff yet.", Notice: true})
@@ -199,6 +206,45 @@ func (v *Resume) Entries() []Entry {
 		es = append(es, Entry{ID: "inbox", Full: line, Summary: line, Notice: true})
 	}
 	return es
+}
+
+// handoffEntry is handoff h whole, under the heading what.
+func (v *Resume) handoffEntry(what string, h *record.Record) Entry {
+	full := fmt.Sprintf("%s %s (%s):\n  %s", what, h.Short(), v.byline(h), record.OneLine(h.Text))
+	for _, l := range transfer.Detail(h) {
+		full += "\n  " + record.OneLine(l)
+	}
+	return Entry{ID: h.ID, Full: full, Summary: what + ": " + Summary(h)}
+}
+
+// byline dates a handoff and says who made it where, and how its code
+// changed since.
+func (v *Resume) byline(h *record.Record) string {
+	by := h.Created.UTC().Format("2006-01-02 15:04 UTC")
+	if h.Author != "" {
+		// The name only: an address in <angle brackets> reaches Gemini
+		// CLI's model as &lt;…&gt;, and the name is what a reader needs.
+		name, _, _ := strings.Cut(h.Author, " <")
+		by += " by " + name
+	}
+	if h.Branch != "" {
+		by += " on " + h.Branch
+	}
+	if c := v.Stale[h.ID]; c != "" {
+		by += "; " + c
+	}
+	return by
+}
+
+// sameAuthor reports two "Name <email>" identities of one person: the same
+// address, case aside, or the same whole identity where there is none.
+func sameAuthor(a, b string) bool {
+	_, ea, okA := strings.Cut(a, "<")
+	_, eb, okB := strings.Cut(b, "<")
+	if okA && okB && strings.TrimSpace(ea) != ">" {
+		return strings.EqualFold(strings.TrimSpace(ea), strings.TrimSpace(eb))
+	}
+	return a == b
 }
 
 func (g *GitChanges) text() string {

@@ -291,13 +291,14 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	ev := receipts.Event{Time: now.UTC()}
 	if hin.IsSessionStart() {
 		seen.Reset(now) // a new, cleared or compacted context holds none of it
-		v := BuildResume(ctx, snap, ResumeOptions{Git: git})
+		author := s.Origin().Author
+		v := BuildResume(ctx, snap, ResumeOptions{Git: git, Author: author})
 		if !snap.Unchanged(idsOf(v.Records())) {
 			if snap, err = openAll(); err != nil {
 				return err
 			}
 			gitView := v.Git
-			v = BuildResume(ctx, snap, ResumeOptions{})
+			v = BuildResume(ctx, snap, ResumeOptions{Author: author})
 			v.Git = gitView
 		}
 		v.CheckAnchors(ctx, anchor.ForStore(s.Dir, s.Getenv))
