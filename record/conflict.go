@@ -9,8 +9,10 @@ import (
 )
 
 // Patterns files are not merged with merge=union (a union of two edits of
-// one table is a table with every key twice), so a merge that both sides
-// changed a table in leaves git's conflict markers in it. Until someone
+// one table is a table with every key twice, and so is a union of two
+// tables appended on two branches: git lines up the lines they share), so
+// a merge that both sides changed a table in, or appended to the file in,
+// leaves git's conflict markers in it. Until someone
 // resolves it, the file is read twice: as "ours" (the lines outside the
 // conflicts and those between <<<<<<< and =======, or ||||||| when git
 // shows the base too) and as "theirs" (outside, and between ======= and
@@ -144,6 +146,53 @@ func parseConflicted(name string, ours, theirs conflictSide, marks []Warning) ([
 	}
 	slices.SortStableFunc(all, func(a, b Warning) int { return cmp.Compare(a.Pos.Line, b.Pos.Line) })
 	return recs, all, nil
+}
+
+// ResolveAdditions is the text of a patterns file in merge conflict with
+// each side's tables kept, when neither side changed a record the other
+// has: each only added tables (as two branches that each append a pattern
+// to one file do). The file is read as this side, then the other side's
+// tables this side lacks are added after it, each whole. Dropping the
+// marker lines instead would not do: git lines up the lines two new tables
+// share ([[pattern]], v = 1), so the markers fall inside one table, and
+// without them it holds every key twice (which is also why patterns files
+// are not merged with merge=union). It returns false when a side has a
+// table that does not read or text outside a table, or a version of a
+// record the other side holds otherwise: that conflict needs a person.
+func ResolveAdditions(name string, data []byte) ([]byte, bool) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	ours, theirs, marks := conflictSides(name, data)
+	if marks == nil {
+		return nil, false
+	}
+	ro, wo, err := parseTOMLText(name, ours.text, ours.lineOf)
+	if err != nil || len(wo) > 0 {
+		return nil, false
+	}
+	chunks, stray := SplitTables(theirs.text)
+	if len(stray) > 0 {
+		return nil, false
+	}
+	out := ours.text
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	for _, c := range chunks {
+		r, err := UnmarshalTable(c)
+		if err != nil {
+			return nil, false
+		}
+		switch i := slices.IndexFunc(ro, func(o *Record) bool { return o.ID == r.ID }); {
+		case i < 0:
+			out = append(append(out, '\n'), strings.TrimLeft(c.Text, "\n")...)
+			if out[len(out)-1] != '\n' {
+				out = append(out, '\n')
+			}
+		case !slices.ContainsFunc(ro, func(o *Record) bool { return sameTable(o, r) }):
+			return nil, false // a record both sides hold, changed on one
+		}
+	}
+	return out, true
 }
 
 // sameTable reports whether a and b, read from the two sides, are one

@@ -3,7 +3,9 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,12 +18,18 @@ func FuzzParseJSONL(f *testing.F) {
 	f.Add([]byte(`{"v":1,"id":"dec-abcdefgh012345678","ts":"2026-01-01T00:00:00Z","text":"ok"}` + "\n"))
 	f.Add([]byte("<<<<<<< HEAD\n=======\n>>>>>>> x\n{\"v\":1"))
 	f.Add([]byte(`{"v":1,"id":"pat-abcdefgh012345678","kind":"pattern","ts":"2026-01-01T00:00:00Z","x":{"y":1}}`))
+	f.Add([]byte(`{"v":1,"id":"dec-abc{"v":1,"id":"dec-abcdefgh012345678","ts":"2026-01-01T00:00:00Z","text":"{\"v\""}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recs, warns, err := ParseJSONL("f", data)
 		if err != nil {
 			return // a newer-format record: refused, not guessed
 		}
 		lines := bytes.Count(data, []byte("\n")) + 1
+		for _, w := range warns {
+			if w.Kind == WarnTornBefore {
+				lines++ // a record and a warning from one line
+			}
+		}
 		if len(recs)+len(warns) > lines {
 			t.Fatalf("%d records and %d warnings from %d lines", len(recs), len(warns), lines)
 		}
@@ -55,6 +63,72 @@ func FuzzParseTOML(f *testing.F) {
 			if !ValidID(r.ID) || r.Time.IsZero() || r.V < 1 || r.V > FormatVersion {
 				t.Fatalf("invalid record accepted: %+v", r)
 			}
+		}
+	})
+}
+
+// FuzzStringHoldsNoTable: whatever a multi-line string in a table that
+// does not read holds (headers, whole tables, torn headers), the file
+// reads as the tables around it and one warning for that table: no text
+// of the string becomes a record or a problem of its own.
+func FuzzStringHoldsNoTable(f *testing.F) {
+	f.Add("[[pattern]]\nv = 1\nid = \"pat-ssssssss000000000\"\nts = 2026-01-01T00:00:00Z\ntext = \"s\"\n")
+	f.Add("x\n[[pat\n[[ 'pattern' ]] # c\n\"\"\"\n[[pattern]]\nv = 1\nid = \"pat-tttttttt000000000\"\nts = 2026-01-01T00:00:00Z\n")
+	f.Add("[\n[[pattern]]\n]\n")
+	f.Fuzz(func(t *testing.T, inner string) {
+		if strings.Contains(inner, "'''") {
+			return // it would close the string
+		}
+		const rec = "v = 1\nid = \"pat-%s000000000\"\nts = 2026-01-01T00:00:00Z\ntext = \"%s\"\n"
+		data := "[[pattern]]\n" + fmt.Sprintf(rec, "aaaaaaaa", "before") +
+			"\n[[pattern]]\nid = \"pat-bbbbbbbb000000000\"\nsolution = '''\n" + inner + "'''\n" +
+			"\n[[pattern]]\n" + fmt.Sprintf(rec, "cccccccc", "after")
+		recs, warns, err := ParseTOML("f", []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != 2 || recs[0].Text != "before" || recs[1].Text != "after" || len(warns) != 1 || warns[0].Pos.Line < 7 {
+			t.Fatalf("%q: %d records, warnings %v", data, len(recs), warns)
+		}
+	})
+}
+
+// FuzzResolveAdditions: a conflicted patterns file ResolveAdditions
+// resolves reads, without markers or warnings, as exactly the versions
+// its two sides are read as: none lost, none made up.
+func FuzzResolveAdditions(f *testing.F) {
+	const rec = "v = 1\nid = \"pat-%s000000000\"\nts = 2026-01-01T00:00:00Z\ntext = \"x\"\n"
+	f.Add("[[pattern]]\n" + fmt.Sprintf(rec, "aaaaaaaa") + "\n[[pattern]]\n<<<<<<< HEAD\n" + fmt.Sprintf(rec, "bbbbbbbb") + "=======\n" + fmt.Sprintf(rec, "cccccccc") + ">>>>>>> a\n")
+	f.Add("<<<<<<< HEAD\n[[pattern]]\n" + fmt.Sprintf(rec, "bbbbbbbb") + "||||||| base\n=======\n[[pattern]]\n" + fmt.Sprintf(rec, "bbbbbbbb") + "text = \"y\"\n>>>>>>> a\n")
+	f.Fuzz(func(t *testing.T, data string) {
+		out, ok := ResolveAdditions("f", []byte(data))
+		if !ok {
+			return
+		}
+		before, _, err := ParseTOML("f", []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, warns, err := ParseTOML("f", out)
+		if err != nil || len(warns) > 0 {
+			t.Fatalf("%q resolved as %q: %v %v", data, out, err, warns)
+		}
+		for _, l := range strings.SplitAfter(string(out), "\n") {
+			if IsConflictMarker([]byte(l)) {
+				t.Fatalf("%q resolved as %q: a marker line left", data, out)
+			}
+		}
+		key := func(rs []*Record) []string {
+			var ks []string
+			for _, r := range rs {
+				l, _ := r.MarshalLine()
+				ks = append(ks, string(l))
+			}
+			slices.Sort(ks)
+			return slices.Compact(ks)
+		}
+		if !slices.Equal(key(before), key(after)) {
+			t.Fatalf("%q resolved as %q: versions %q, were %q", data, out, key(after), key(before))
 		}
 	})
 }

@@ -12,9 +12,11 @@ import (
 // ReadVersion names what reading a shard yields. Bump it whenever a change
 // to the readers makes an unchanged shard read as other records (r2: a
 // TOML table in merge conflict is read as both sides, where it was
-// dropped): the index trusts a shard that has not changed since it was
-// indexed, so one stamped with another ReadVersion is rebuilt.
-const ReadVersion = "r2"
+// dropped; r3: a record after a torn fragment on its line is read, a
+// header inside a multi-line string is no table, and a table above a
+// torn header is read): the index trusts a shard that has not changed
+// since it was indexed, so one stamped with another ReadVersion is rebuilt.
+const ReadVersion = "r3"
 
 // Warning is a problem found while reading that does not stop the read:
 // the line is skipped and every other record is still served.
@@ -34,6 +36,7 @@ const (
 	WarnUnreadable                    // a shard that cannot be read (its permissions, an I/O error)
 	WarnSpread                        // one record a formatter spread over several lines (Pos: its first)
 	WarnLFSPointer                    // a Git LFS pointer where the shard's text should be (Pos: the file)
+	WarnTornBefore                    // a torn fragment with a whole record after it on its line (the record is read)
 )
 
 func (w Warning) String() string { return fmt.Sprintf("%s: %s", w.Pos, w.Msg) }
@@ -89,6 +92,12 @@ func ParseJSONL(name string, data []byte) ([]*Record, []Warning, error) {
 					data = data[size:]
 					continue
 				}
+			}
+			if _, r := TornBefore(line); r != nil {
+				r.Source = pos
+				recs = append(recs, r)
+				warns = append(warns, Warning{pos, WarnTornBefore, TornBeforeMsg(r.ID)})
+				continue
 			}
 			if !complete && CutShort(line) {
 				warns = append(warns, Warning{pos, WarnTorn, "torn last line (cut off mid-write) skipped; run 'lore doctor --fix'"})
@@ -146,6 +155,10 @@ func parseTOMLText(name string, data []byte, lineOf []int) ([]*Record, []Warning
 				k--
 				continue
 			}
+			if HeaderOnly(c.Text) {
+				warns = append(warns, Warning{at(c.Line), WarnTorn, "[[pattern]] header with no table after it (an append cut off mid-write) skipped; run 'lore doctor --fix'"})
+				continue
+			}
 			var nf *ErrNewerFormat
 			if errors.As(err, &nf) {
 				pos := at(c.Line)
@@ -167,6 +180,55 @@ func parseTOMLText(name string, data []byte, lineOf []int) ([]*Record, []Warning
 		recs = append(recs, r)
 	}
 	return recs, warns, nil
+}
+
+// HeaderOnly reports whether a table's text is its header, whole or cut
+// off ([[pat), and nothing else but blank lines and comments: it holds no
+// record, only the start of an append cut off in or right after its header.
+func HeaderOnly(text string) bool {
+	lines := strings.Split(text, "\n")
+	if t := strings.TrimSpace(lines[0]); !IsPatternHeader(t) && !IsTornHeader(t) {
+		return false
+	}
+	for _, l := range lines[1:] {
+		if t := strings.TrimSpace(l); t != "" && t[0] != '#' {
+			return false
+		}
+	}
+	return true
+}
+
+// maxTornTries bounds the places TornBefore tries a record from: a line
+// of nothing but "{" costs that many reads, not one per byte.
+const maxTornTries = 64
+
+// TornBefore finds, in a JSONL line that does not read, a record written
+// after a torn line without a newline between (by another writer: lore's
+// append starts a new line after one): the line is a JSON object cut
+// short (CutShort), then, from at on, one whole record.
+// It returns the record, or nil when the line is not that. The record is
+// looked for where an object opens with a key, from the right: {" never
+// stands inside a JSON string (its quote would be escaped), so the only
+// places inside the record are its own nested objects, which do not end
+// the line.
+func TornBefore(line []byte) (at int, r *Record) {
+	end := len(line)
+	for range maxTornTries {
+		at = bytes.LastIndex(line[:end], []byte(`{"`))
+		if at <= 0 {
+			return 0, nil
+		}
+		if r, err := UnmarshalLine(line[at:]); err == nil && CutShort(line[:at]) {
+			return at, r
+		}
+		end = at
+	}
+	return 0, nil
+}
+
+// TornBeforeMsg is a reader's warning for a line TornBefore splits.
+func TornBeforeMsg(id string) string {
+	return "torn line (cut off mid-write) with a record (" + ShortID(id) + ") written after it on the same line: the record is read, the fragment skipped; run 'lore doctor --fix'"
 }
 
 // CutShort reports whether line is the start of a JSON object that ends

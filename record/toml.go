@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -116,24 +117,13 @@ type TableChunk struct {
 // open the table as TOML allows ([[ pattern ]], [["pattern"]], a comment
 // after it), where a table may open (not inside a multi-line string or an
 // array, whose lines can look like a header). Text before the first header
-// that is not blank or a comment is returned as stray.
+// that is not blank or a comment is returned as stray. A line that is the
+// start of lore's header and no more ([[pat: an append cut off in its
+// header) starts a table of its own, which does not read: as part of the
+// table above, it would cost that table, and its brackets, read as arrays
+// left open, every table after it.
 func SplitTables(data []byte) (chunks []TableChunk, stray []int) {
-	return splitTables(string(data), 1, true)
-}
-
-// splitAtHeaders cuts a table that does not decode at every line that
-// looks like a header, wherever it stands: an unclosed string or array
-// then costs the table it is in, not every table after it.
-func splitAtHeaders(c TableChunk) []TableChunk {
-	chunks, _ := splitTables(c.Text, c.Line, false)
-	return chunks
-}
-
-// splitTables cuts text, whose first line is line first of its file, at
-// its headers; aware, it follows strings and arrays to tell which lines
-// can be headers.
-func splitTables(text string, first int, aware bool) (chunks []TableChunk, stray []int) {
-	lines := strings.SplitAfter(text, "\n")
+	lines := strings.SplitAfter(string(data), "\n")
 	cur := -1
 	var sb strings.Builder
 	flush := func() {
@@ -145,14 +135,17 @@ func splitTables(text string, first int, aware bool) (chunks []TableChunk, stray
 	var st tomlState
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if (!aware || st.atTop()) && IsPatternHeader(t) {
+		torn := st.atTop() && IsTornHeader(t)
+		if torn || st.atTop() && IsPatternHeader(t) {
 			flush()
-			cur = first + i
+			cur = 1 + i
 		}
-		st.feed(l)
+		if !torn {
+			st.feed(l)
+		}
 		if cur < 0 {
 			if t != "" && !strings.HasPrefix(t, "#") {
-				stray = append(stray, first+i)
+				stray = append(stray, 1+i)
 			}
 			continue
 		}
@@ -160,6 +153,51 @@ func splitTables(text string, first int, aware bool) (chunks []TableChunk, stray
 	}
 	flush()
 	return chunks, stray
+}
+
+// splitAtHeaders cuts a table that does not decode where another table
+// may start after all: an unclosed array, or a multi-line string that runs
+// to the end of the table, then costs the table it is in, not every table
+// after it. A multi-line string that closes is text, whatever its lines
+// look like, so a header inside it is not cut at: a pattern written out
+// in a string, headers and all, is never read as a record of its own
+// (at the price of a string left open and closed by a later table's, as
+// TOML reads it, hiding that table too). A line that is the start of a
+// header, an append cut off mid-write ([[pat), is cut at too, so the
+// table above it is still read.
+func splitAtHeaders(c TableChunk) []TableChunk {
+	lines := strings.SplitAfter(c.Text, "\n")
+	var starts, open []int // cuts; header lines inside the string now open
+	var st tomlState
+	for i, l := range lines {
+		if t := strings.TrimSpace(l); i > 0 && (IsPatternHeader(t) || IsTornHeader(t)) {
+			if st.str == "" {
+				starts = append(starts, i)
+			} else {
+				open = append(open, i)
+			}
+		}
+		closes := st.closes
+		if st.feed(l); st.closes != closes {
+			open = open[:0] // inside a string that closed: text
+		}
+	}
+	starts = append(starts, open...) // inside a string that never closes
+	slices.Sort(starts)
+	chunks := make([]TableChunk, 0, len(starts)+1)
+	from := 0
+	for _, to := range append(starts, len(lines)) {
+		chunks = append(chunks, TableChunk{Line: c.Line + from, Text: strings.Join(lines[from:to], "")})
+		from = to
+	}
+	return chunks
+}
+
+// IsTornHeader reports whether line t, without its surrounding blanks, is
+// the start of lore's [[pattern]] header and no more: what an append cut
+// off inside its header leaves.
+func IsTornHeader(t string) bool {
+	return t != "" && len(t) < len(tomlHeader) && strings.HasPrefix(tomlHeader, t)
 }
 
 // IsPatternHeader reports whether line t, without its surrounding blanks,
@@ -190,8 +228,9 @@ func IsPatternHeader(t string) bool {
 // line starts where a table header may stand: outside every multi-line
 // string and array.
 type tomlState struct {
-	str   string // the delimiter of the multi-line string open, if any
-	depth int    // arrays open
+	str    string // the delimiter of the multi-line string open, if any
+	depth  int    // arrays open
+	closes int    // multi-line strings closed so far
 }
 
 func (s *tomlState) atTop() bool { return s.str == "" && s.depth == 0 }
@@ -207,6 +246,7 @@ func (s *tomlState) feed(l string) {
 			case strings.HasPrefix(l[i:], s.str):
 				i += 2
 				s.str = ""
+				s.closes++
 			}
 			continue
 		}

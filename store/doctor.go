@@ -54,10 +54,13 @@ const tempAge = time.Minute
 // newer format, none dated ahead of the clock, lore's .gitattributes and .gitignore, no leftover temporary
 // files, no secret already in the store. With fix it repairs only what it
 // can prove holds no record: a JSONL shard's torn tail (an interrupted
-// append) and its conflict-marker lines, both moved to
-// .lore/.local/quarantine; the attribute files; old temporary files. A line
-// or table that does not read is reported with the fix to make by hand and
-// never removed: it may be a record with a typo, and shards are committed.
+// append), a torn fragment a record was appended to on the same line, its
+// conflict-marker lines, and a patterns file's header an append was cut
+// off in, all moved to .lore/.local/quarantine; a patterns file in merge
+// conflict whose sides each only added patterns (both kept); the attribute
+// files; old temporary files. A line or table that does not read is
+// reported with the fix to make by hand and never removed: it may be a
+// record with a typo, and shards are committed.
 func (s *Store) Doctor(fix bool) ([]Problem, error) {
 	var probs []Problem
 	if fix {
@@ -208,10 +211,16 @@ func (s *Store) checkShard(path string, fix bool) ([]Problem, []*record.Record, 
 	probs = append(probs, handWritten(name, recs, lines, toml)...)
 	drop := map[int]bool{}    // line numbers to take out (1-based)
 	joins := map[int]spread{} // records to join into one line, by their first line
+	cuts := map[int]tornCut{} // lines to take a torn fragment out of
 	for _, w := range warns {
 		if j, ok := spreadAt(lines, w); ok {
 			joins[w.Pos.Line] = j
 			probs = append(probs, j.problem(name))
+			continue
+		}
+		if c, ok := tornBeforeAt(lines, w); ok {
+			cuts[w.Pos.Line] = c
+			probs = append(probs, c.problem(name, w.Pos.Line))
 			continue
 		}
 		p := diagnose(name, w, lines, toml)
@@ -220,17 +229,28 @@ func (s *Store) checkShard(path string, fix bool) ([]Problem, []*record.Record, 
 		}
 		probs = append(probs, p)
 	}
-	if !fix || len(drop)+len(joins) == 0 {
+	if toml {
+		if done, err := s.resolveAdditions(path, data, probs, fix); done || err != nil {
+			return probs, recs, err
+		}
+	}
+	if !fix || len(drop)+len(joins)+len(cuts) == 0 {
 		return probs, recs, nil
 	}
-	// Only whole dropped lines go, and a spread record's lines become its
-	// one line; every other byte stays where it was.
+	// Only whole dropped lines go, a spread record's lines become its one
+	// line, and a torn fragment goes from before its record; every other
+	// byte stays where it was.
 	var kept, out strings.Builder
 	for i := 0; i < len(lines); i++ {
-		switch j, joined := joins[i+1]; {
+		j, joined := joins[i+1]
+		c, cut := cuts[i+1]
+		switch {
 		case joined:
 			kept.WriteString(j.line + lineEnding(lines[j.last-1]))
 			i = j.last - 1
+		case cut:
+			kept.WriteString(lines[i][:c.from] + lines[i][c.at:])
+			out.WriteString(lines[i][c.from:c.at] + "\n")
 		case drop[i+1]:
 			out.WriteString(lines[i])
 		default:
@@ -250,6 +270,9 @@ func (s *Store) checkShard(path string, fix bool) ([]Problem, []*record.Record, 
 		case probs[i].Kind == "spread":
 			probs[i].Fixed = true
 			probs[i].Message += "; joined into one line"
+		case probs[i].Kind == "torn" && cuts[probs[i].Line] != tornCut{}:
+			probs[i].Fixed = true
+			probs[i].Message += "; the record kept on its line, the fragment moved to " + s.Rel(q)
 		default:
 			probs[i].Fixed = true
 			probs[i].Message += "; moved to " + s.Rel(q)
@@ -374,6 +397,11 @@ func diagnose(name string, w record.Warning, lines []string, toml bool) Problem 
 		// keys: without the markers the table still needs a person.
 		p.Kind = "conflict"
 		p.Message = "git conflict marker in a patterns file (keep what each side meant, drop the marker lines); " + byHand("the table")
+	case toml && w.Kind == record.WarnTorn && headerOnly(lines, w.Pos.Line):
+		// The start of an append, cut off in or right after its header:
+		// no key follows it before the next table, so it holds no record.
+		p.Kind, p.Fixable = "torn", true
+		p.Message = "[[pattern]] header with no table after it (an append cut off mid-write): it holds no record"
 	case toml && w.Kind == record.WarnTorn:
 		// A table cut off at the end of the file may be an interrupted
 		// write or a hand edit without a final newline, and an append cut
@@ -421,6 +449,20 @@ func beforeTables(lines []string, n int) bool {
 		}
 	}
 	return true
+}
+
+// headerOnly reports whether line n (1-based) of a patterns file is a
+// [[pattern]] header, whole or cut off, with nothing but blank lines and
+// comments after it before the next header or the end of the file.
+func headerOnly(lines []string, n int) bool {
+	if n < 1 || n > len(lines) {
+		return false
+	}
+	end := n
+	for end < len(lines) && !record.IsPatternHeader(strings.TrimSpace(lines[end])) && !record.IsTornHeader(strings.TrimSpace(lines[end])) {
+		end++
+	}
+	return record.HeaderOnly(strings.Join(lines[n-1:end], ""))
 }
 
 // lineAt is line n (1-based) without its line ending, as the reader saw it.

@@ -46,6 +46,37 @@ func (j spread) problem(name string) Problem {
 			j.first, j.last, j.id)}
 }
 
+// tornCut is a JSONL line holding a torn fragment and, after it, a record
+// (record.TornBefore): the fragment is the line's bytes from from to at.
+type tornCut struct {
+	from, at int
+	id       string
+}
+
+// tornBeforeAt is the line the reader's warning w says holds a torn
+// fragment before a record.
+func tornBeforeAt(lines []string, w record.Warning) (tornCut, bool) {
+	n := w.Pos.Line
+	if w.Kind != record.WarnTornBefore || n < 1 || n > len(lines) {
+		return tornCut{}, false
+	}
+	line := strings.TrimRight(strings.TrimSuffix(lines[n-1], "\n"), "\r")
+	from := 0
+	if n == 1 && strings.HasPrefix(line, "\xef\xbb\xbf") { // the reader reads after a byte-order mark
+		from = 3
+	}
+	at, r := record.TornBefore([]byte(line[from:]))
+	if r == nil {
+		return tornCut{}, false
+	}
+	return tornCut{from, from + at, record.ShortID(r.ID)}, true
+}
+
+func (c tornCut) problem(name string, line int) Problem {
+	return Problem{File: name, Line: line, Kind: "torn", Fixable: true,
+		Message: fmt.Sprintf("torn line (an interrupted write: JSON cut short) with a record (%s) appended after it on the same line: lore reads the record and skips the fragment", c.id)}
+}
+
 // lineEnding is the line ending l ends with: "\r\n", "\n" or none.
 func lineEnding(l string) string {
 	switch {

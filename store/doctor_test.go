@@ -60,9 +60,30 @@ var damage = []struct {
 	{name: "toml table cut off at the end of the file", kind: record.Pattern,
 		content: table("a", "good") + "\n[[pattern]]\nv = 1\nid = \"pat-bbbbbbbb000000000\"\nts = 2020-01-01T00:00:00Z\ntext = \"cut",
 		want:    []wantProblem{{11, "malformed", false, "the file ends inside this table"}}},
-	{name: "toml append cut before its header", kind: record.Pattern,
+	{name: "toml append cut in its header", kind: record.Pattern,
+		// The header's start holds no record, and the table above it reads.
 		content: table("a", "good") + "\n[[pat",
-		want:    []wantProblem{{7, "malformed", false, "the file ends inside this table"}}},
+		want:    []wantProblem{{7, "torn", true, "header with no table after it"}},
+		removed: []int{7}},
+	{name: "toml append cut in its header, and a capture after it", kind: record.Pattern,
+		// The capture started a new line: the fragment is a table of its
+		// own, which costs neither the table above nor the one after.
+		content: table("a", "good") + "\n[[pat\n\n" + table("c", "after"),
+		want:    []wantProblem{{7, "torn", true, "header with no table after it"}},
+		removed: []int{7}},
+	{name: "toml two appends cut in their headers", kind: record.Pattern,
+		content: table("a", "good") + "\n[[pat\n[[\n\n" + table("c", "after"),
+		want:    []wantProblem{{7, "torn", true, "header with no table after it"}, {8, "torn", true, "header with no table after it"}},
+		removed: []int{7, 8}},
+	{name: "toml append cut right after its header", kind: record.Pattern,
+		content: table("a", "good") + "\n[[pattern]]\n# nothing yet\n\n" + table("c", "after"),
+		want:    []wantProblem{{7, "torn", true, "header with no table after it"}},
+		removed: []int{7}},
+	{name: "toml header without its keys' table", kind: record.Pattern,
+		// A header that lost its closing brackets before keys: they may be
+		// a record, so the table stays for a person.
+		content: table("a", "good") + "\n[[pat\nv = 1\nid = \"pat-bbbbbbbb000000000\"\nts = 2020-01-01T00:00:00Z\ntext = \"b\"\n",
+		want:    []wantProblem{{7, "malformed", false, "malformed [[pattern]] table skipped"}}},
 	{name: "toml conflict markers", kind: record.Pattern,
 		// Both sides read (two versions of pat-bbbbbbbb): only the markers
 		// are reported.

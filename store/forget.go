@@ -253,7 +253,14 @@ func withoutRecords(path string, data []byte, drop map[string]bool) []byte {
 	var b strings.Builder
 	if !strings.HasSuffix(path, ".toml") {
 		for _, l := range lines {
-			if r, err := record.UnmarshalLine([]byte(strings.TrimSpace(l))); err == nil && drop[r.ID] {
+			t := strings.TrimSpace(l)
+			if r, err := record.UnmarshalLine([]byte(t)); err == nil && drop[r.ID] {
+				continue
+			}
+			// A record appended after a torn fragment on its line: the
+			// fragment stays, for doctor to report.
+			if at, r := record.TornBefore([]byte(t)); r != nil && drop[r.ID] {
+				b.WriteString(l[:strings.Index(l, t)+at] + lineEnding(l))
 				continue
 			}
 			b.WriteString(l)

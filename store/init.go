@@ -25,8 +25,12 @@ const (
 	gitattributes = attrsComment + "*.jsonl " + jsonlAttrs + "\n*.toml " + tomlAttrs + "\n"
 	attrsComment  = "# lore: records are append-only lines: keep both sides on merge, and keep\n# them in git as they are (no filter: Git LFS would store pointers instead).\n"
 	jsonlAttrs    = "merge=union text eol=lf -filter diff"
-	tomlAttrs     = "merge text eol=lf -filter diff"
-	gitignore     = "# lore: per-checkout state (writer ID, lock, caches, session state)\n.local/\n" + ignoreTemp
+	// Patterns files get git's own merge, not union: a union of two tables
+	// appended on two branches is one table with every key twice, read as
+	// neither; a conflict is read as both sides, and doctor --fix keeps
+	// both when each side only added (record.ResolveAdditions).
+	tomlAttrs = "merge text eol=lf -filter diff"
+	gitignore = "# lore: per-checkout state (writer ID, lock, caches, session state)\n.local/\n" + ignoreTemp
 	// ignoreTemp keeps out of git the copy of a shard an interrupted
 	// rewrite (a purge, a repair killed part way) leaves beside it.
 	ignoreTemp = "# lore: temporary copies an interrupted write leaves\n.tmp-*\n"
