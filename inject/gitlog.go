@@ -25,8 +25,11 @@ type GitChanges struct {
 	// because it was rewritten (amended, rebased, squashed, cherry-picked).
 	Brought     string   `json:"brought_by,omitempty"`
 	Uncommitted []string `json:"uncommitted"` // porcelain lines, such as "M lore/store.go"
-	Note        string   `json:"note,omitempty"`
-	noStatus    bool     // git status failed: nothing is known of the working tree
+	// StoreUncommitted counts the store's files not committed: records
+	// that no teammate gets until they are, whatever the code's state.
+	StoreUncommitted int    `json:"store_uncommitted"`
+	Note             string `json:"note,omitempty"`
+	noStatus         bool   // git status failed: nothing is known of the working tree
 }
 
 const maxListed = 10
@@ -85,13 +88,18 @@ func ReadGitChanges(ctx context.Context, src *GitSource, from Since) *GitChanges
 		err error
 	}
 	logged := make(chan result, 1)
+	code, store := codePaths(src)
 	if since != "" || !sinceTime.IsZero() {
 		go func() {
-			out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, append(logArgs("%m%h %s", 102), rng...)...)
+			out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, append(append(logArgs("%m%h %s", 102), rng...), code...)...)
 			logged <- result{out, err}
 		}()
 	} else {
 		close(logged)
+	}
+	storeStatus := func() (string, error) { return "", nil }
+	if store != "" {
+		storeStatus = gitrepo.Start(ctx, src.Getenv, src.Dir, "status", "--porcelain", "-z", "--untracked-files=all", "--", store)
 	}
 	st, err := src.Status()
 	if err != nil {
@@ -112,6 +120,9 @@ func ReadGitChanges(ctx context.Context, src *GitSource, from Since) *GitChanges
 	}
 	for _, c := range st.Changes {
 		g.Uncommitted = append(g.Uncommitted, strings.TrimSpace(c))
+	}
+	if out, err := storeStatus(); err == nil {
+		g.StoreUncommitted = strings.Count(out, "\x00")
 	}
 	log, ok := <-logged
 	switch {
@@ -146,7 +157,7 @@ func ReadGitChanges(ctx context.Context, src *GitSource, from Since) *GitChanges
 	// brought the handoff), and the commits since are those after the one
 	// that brought it.
 	if b := broughtBy(ctx, src, from); b != "" {
-		out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, append(logArgs("%h %s", 51), b+"..HEAD")...)
+		out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, append(append(logArgs("%h %s", 51), b+"..HEAD"), code...)...)
 		if err == nil {
 			g.Brought, g.Missing, g.Commits = b, 0, []string{}
 			for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
@@ -165,6 +176,19 @@ func ReadGitChanges(ctx context.Context, src *GitSource, from Since) *GitChanges
 		g.Note = "the handoff's commit " + short(since) + " is not in this clone's history"
 	}
 	return g
+}
+
+// codePaths limits a log to the code: the repository but the store, so
+// the commits that only record memory (lore: handoff) are not listed among
+// the work since the handoff. It also returns the store's path in the
+// repository; both are empty when the store is not inside it.
+func codePaths(src *GitSource) (pathspec []string, store string) {
+	rel, err := filepath.Rel(src.Dir, src.Store)
+	if src.Store == "" || err != nil || !filepath.IsLocal(rel) {
+		return nil, ""
+	}
+	store = filepath.ToSlash(rel)
+	return []string{"--", ".", ":(exclude)" + store}, store
 }
 
 // logArgs starts a git log of at most n commits in format, in UTF-8

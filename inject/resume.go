@@ -298,8 +298,10 @@ func (g *GitChanges) text() string {
 		fmt.Fprintf(&b, "\n  HEAD lacks %s commit%s of the handoff's history: its work is on another branch, or HEAD was reset since (git log HEAD..%s)",
 			more, plural(g.Missing), short(g.Since))
 	}
-	if len(g.Uncommitted) == 0 {
+	if len(g.Uncommitted) == 0 && g.StoreUncommitted == 0 {
 		b.WriteString("\n  working tree clean")
+	} else if len(g.Uncommitted) == 0 {
+		b.WriteString("\n  no uncommitted code")
 	} else {
 		fmt.Fprintf(&b, "\n  %d uncommitted file%s:", len(g.Uncommitted), plural(len(g.Uncommitted)))
 		for i, f := range g.Uncommitted {
@@ -309,6 +311,9 @@ func (g *GitChanges) text() string {
 			}
 			fmt.Fprintf(&b, "\n    %s", f)
 		}
+	}
+	if n := g.StoreUncommitted; n > 0 {
+		fmt.Fprintf(&b, "\n  %d file%s of lore's memory not committed (git status .lore): teammates get the records once they are", n, plural(n))
 	}
 	return b.String()
 }
