@@ -3,11 +3,13 @@ package inject
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"lore/gitrepo"
+	"lore/store"
 )
 
 // GitChanges is what git says happened since a commit.
@@ -88,7 +90,7 @@ func ReadGitChanges(ctx context.Context, src *GitSource, from Since) *GitChanges
 		err error
 	}
 	logged := make(chan result, 1)
-	code, store := codePaths(src)
+	code, storeRel := codePaths(src)
 	if since != "" || !sinceTime.IsZero() {
 		go func() {
 			out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, append(append(logArgs("%m%h %s", 102), rng...), code...)...)
@@ -97,9 +99,9 @@ func ReadGitChanges(ctx context.Context, src *GitSource, from Since) *GitChanges
 	} else {
 		close(logged)
 	}
-	storeStatus := func() (string, error) { return "", nil }
-	if store != "" {
-		storeStatus = gitrepo.Start(ctx, src.Getenv, src.Dir, "status", "--porcelain", "-z", "--untracked-files=all", "--", store)
+	storeUncommitted := func() int { return 0 }
+	if storeRel != "" {
+		storeUncommitted = startStoreUncommitted(ctx, src, storeRel)
 	}
 	st, err := src.Status()
 	if err != nil {
@@ -121,9 +123,7 @@ func ReadGitChanges(ctx context.Context, src *GitSource, from Since) *GitChanges
 	for _, c := range st.Changes {
 		g.Uncommitted = append(g.Uncommitted, strings.TrimSpace(c))
 	}
-	if out, err := storeStatus(); err == nil {
-		g.StoreUncommitted = strings.Count(out, "\x00")
-	}
+	g.StoreUncommitted = storeUncommitted()
 	log, ok := <-logged
 	switch {
 	case !ok || st.Head == "":
@@ -189,6 +189,46 @@ func codePaths(src *GitSource) (pathspec []string, store string) {
 	}
 	store = filepath.ToSlash(rel)
 	return []string{"--", ".", ":(exclude)" + store}, store
+}
+
+// startStoreUncommitted counts, in the background, the shards this
+// checkout captured into (store.CurrentShards) that are not committed as
+// they are. Git's index, as lore reads it, tells the shards git holds as
+// they were added, without running git: a clean store, the usual state
+// at a session's start, costs a few stats. Only the shards it cannot
+// vouch for are asked of git status (all of the store, should lore not
+// read git's index).
+func startStoreUncommitted(ctx context.Context, src *GitSource, storeRel string) func() int {
+	done := make(chan int, 1)
+	go func() {
+		ask := []string{storeRel}
+		if repo, err := gitrepo.FindRepo(src.Dir, src.Getenv); err == nil {
+			if idx, err := gitrepo.ReadIndex(repo, storeRel+"/"); err == nil {
+				ask = nil
+				for _, rel := range store.CurrentShards(src.Store) {
+					fi, err := os.Lstat(filepath.Join(src.Store, rel))
+					if err != nil {
+						continue // gone: a checkout removed it
+					}
+					e, ok := idx.Entries[filepath.ToSlash(rel)]
+					if !ok || idx.MayDiffer(e, fi.Size(), fi.ModTime().UnixNano(), gitrepo.Inode(fi)) {
+						ask = append(ask, storeRel+"/"+filepath.ToSlash(rel))
+					}
+				}
+			}
+		}
+		if len(ask) == 0 {
+			done <- 0
+			return
+		}
+		out, err := gitrepo.Run(ctx, src.Getenv, src.Dir, append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--"}, ask...)...)
+		if err != nil {
+			done <- 0
+			return
+		}
+		done <- strings.Count(out, "\x00")
+	}()
+	return func() int { return <-done }
 }
 
 // logArgs starts a git log of at most n commits in format, in UTF-8

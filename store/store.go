@@ -230,6 +230,19 @@ func CurrentShard(s *Store, k record.Kind) string {
 	return strings.TrimSpace(string(b))
 }
 
+// CurrentShards names (relative to the store at dir) the shards this
+// checkout appends to, one per kind that has one: what its captures since
+// HEAD last moved were written to.
+func CurrentShards(dir string) []string {
+	var out []string
+	for _, k := range record.AllKinds() {
+		if rel := CurrentShard(&Store{Dir: dir}, k); rel != "" {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
 // randomName is n characters of the ID alphabet.
 func randomName(n int) string {
 	b := make([]byte, n)
