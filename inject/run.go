@@ -290,7 +290,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	var r Rendered
 	ev := receipts.Event{Time: now.UTC()}
 	if hin.IsSessionStart() {
-		seen.Reset(now) // a new, cleared or compacted context holds none of it
+		seen.Reset(now, hin.TranscriptPath) // a new, cleared or compacted context holds none of it
 		author := s.Origin().Author
 		v := BuildResume(ctx, snap, ResumeOptions{Git: git, Author: author})
 		if !snap.Unchanged(idsOf(v.Records())) {
@@ -310,7 +310,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 		if hin.Prompt = StripInjected(hin.Prompt); hin.Prompt == "" {
 			return errors.New("no prompt in the hook input, once host-folded context is removed")
 		}
-		seen.Own(func() string { return s.Origin().Author })
+		seen.Own(hin.TranscriptPath)
 		var shown []*record.Record
 		choose := func() {
 			ix := NewIndex(snap, s.Config).CheckAnchors(anchor.ForStore(s.Dir, s.Getenv))

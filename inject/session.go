@@ -2,6 +2,7 @@ package inject
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,16 +16,20 @@ import (
 
 // Seen remembers which records a session has already been shown whole, and
 // which version of each, so a later prompt does not repeat them but does
-// bring a version revised since (a teammate's, pulled mid-session). It lives in .lore/.local/sessions/
-// (gitignored), one small file per session, appended with single writes so
+// bring a version revised since (a teammate's, pulled mid-session). It
+// lives in .lore/.local/sessions/ (gitignored), one small file per
+// session, appended with single writes so
 // concurrent hooks never corrupt it; only the maxSessions most recently
 // active sessions' files are kept (store.PruneOldest).
 type Seen struct {
 	path string
 	ids  map[string]int64 // ID → the version shown (its time, UnixNano); 0: any
-	// since and author say which records the session itself wrote (Own).
-	since  time.Time
-	author func() string
+	// When the session's context began (Reset), and how long its
+	// transcript was then: what the session itself recorded since is in
+	// its transcript after that offset (Own).
+	since      time.Time
+	offset     int64
+	transcript func() []byte
 }
 
 const (
@@ -48,8 +53,10 @@ func OpenSeen(storeDir, sessionID string) *Seen {
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if t, ok := strings.CutPrefix(line, sinceMark); ok {
-			if ns, err := strconv.ParseInt(t, 10, 64); err == nil {
+			at, offset, _ := strings.Cut(t, " ")
+			if ns, err := strconv.ParseInt(at, 10, 64); err == nil {
 				s.since = time.Unix(0, ns)
+				s.offset, _ = strconv.ParseInt(offset, 10, 64)
 			}
 		} else if id, version, _ := strings.Cut(line, " "); id != "" {
 			// A line without a version (lore before 2026-11-24) stands
@@ -60,28 +67,59 @@ func OpenSeen(storeDir, sessionID string) *Seen {
 	return s
 }
 
-// sinceMark starts the line that says when the session's context began
-// (Reset): no record ID starts with it.
+// sinceMark starts the line that says when the session's context began,
+// and the length of its transcript then (Reset): no record ID starts with
+// it.
 const sinceMark = "@since "
 
-// Own counts as seen, besides, what this checkout's author recorded or
-// revised since the session's context began (Reset): the agent that
-// captured a record has it in its context, and showing it back on the next
-// prompt is noise. author is asked only once a record that new is a
-// candidate (it may read git's config). A session whose start lore did not
-// see has no such records.
-func (s *Seen) Own(author func() string) { s.author = sync.OnceValue(author) }
+// maxOwnTranscript bounds what is read of a transcript to find the records
+// a session recorded: its newest part, past the context's start.
+const maxOwnTranscript = 16 << 20
+
+// Own counts as seen, besides, a record recorded or revised since the
+// session's context began (Reset) whose ID the session's transcript names
+// after that point: the agent that captured it read its ID back (lore
+// prints it), and showing it again on the next prompt is noise. Another
+// session's record, or one typed in a terminal, is not in this transcript
+// and is shown. The transcript is read only once a record that new is a
+// candidate, and only its part since the context began; a host that sends
+// no transcript path gets no such records.
+func (s *Seen) Own(transcriptPath string) {
+	if transcriptPath == "" {
+		return
+	}
+	s.transcript = sync.OnceValue(func() []byte { return readTail(transcriptPath, s.offset, maxOwnTranscript) })
+}
+
+// readTail is path's bytes from offset on,
+// at most the last limit of them; nothing when it cannot be read or is
+// shorter than offset (another file).
+func readTail(path string, offset, limit int64) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() < offset {
+		return nil
+	}
+	from := max(offset, fi.Size()-limit)
+	b := make([]byte, fi.Size()-from)
+	n, _ := f.ReadAt(b, from)
+	return b[:n]
+}
 
 // Has reports whether the session has r as it is now: shown whole earlier,
-// or recorded by the session's own author since it began (Own).
+// or recorded in it since its context began (Own).
 func (s *Seen) Has(r *record.Record) bool {
 	if v, ok := s.ids[r.ID]; ok && (v == 0 || v == r.Time.UnixNano()) {
 		return true
 	}
-	if s.author == nil || s.since.IsZero() || r.Time.Before(s.since) || r.Author == "" {
+	if s.transcript == nil || s.since.IsZero() || r.Time.Before(s.since) {
 		return false
 	}
-	return r.Author == s.author()
+	return bytes.Contains(s.transcript(), []byte(r.Short()))
 }
 
 // Revised reports whether the session was shown an earlier version of r.
@@ -129,9 +167,13 @@ func (s *Seen) Add(recs []*record.Record) {
 
 // Reset forgets the session's shown records: after a compaction the agent
 // no longer has them in context, nor what it recorded before. The context
-// begins again at now.
-func (s *Seen) Reset(now time.Time) {
-	s.ids, s.since = map[string]int64{}, now
+// begins again at now, with the transcript at transcriptPath as long as it
+// is now.
+func (s *Seen) Reset(now time.Time, transcriptPath string) {
+	s.ids, s.since, s.offset = map[string]int64{}, now, 0
+	if fi, err := os.Stat(transcriptPath); transcriptPath != "" && err == nil {
+		s.offset = fi.Size()
+	}
 	if s.path == "" {
 		return
 	}
@@ -140,7 +182,7 @@ func (s *Seen) Reset(now time.Time) {
 		return
 	}
 	_, statErr := os.Stat(s.path)
-	_ = store.WriteAtomic(s.path, []byte(sinceMark+strconv.FormatInt(now.UnixNano(), 10)+"\n"))
+	_ = store.WriteAtomic(s.path, []byte(sinceMark+strconv.FormatInt(now.UnixNano(), 10)+" "+strconv.FormatInt(s.offset, 10)+"\n"))
 	if os.IsNotExist(statErr) {
 		store.PruneOldest(dir, maxSessions)
 	}

@@ -77,27 +77,39 @@ func repoState(git *GitSource) (head, tree string) {
 }
 
 // committedSince reports whether HEAD's history since the session's start
-// holds a commit of the session's author made since, other than merges and
-// commits that only record memory: a pull, or a teammate's branch checked
-// out, moves HEAD without the session changing anything. When git cannot
-// tell, the session is taken to have committed.
+// holds a commit of the session's author written since (its author date:
+// a rebase re-commits older work with a new committer date), other than
+// merges and commits that only record memory: a pull, a rebase onto
+// teammates' work, or a teammate's branch checked out moves HEAD without
+// the session changing anything. With no identity to commit as, the
+// session made no commit. When git cannot tell, it is taken to have.
 func committedSince(ctx context.Context, git *GitSource, st SessionStart, head, author string) bool {
 	_, email, _ := strings.Cut(author, " <")
 	email = strings.TrimSuffix(email, ">")
-	if head == "" || email == "" {
+	if head == "" {
 		return true
+	}
+	if email == "" {
+		return false
 	}
 	span := head
 	if st.Head != "" {
 		span = st.Head + ".." + head
 	}
-	args := []string{"log", "-1", "--format=%H", "--no-merges", "--fixed-strings", "--author=<" + email + ">",
-		"--since=" + strconv.FormatInt(st.Time.Unix()-1, 10), span, "--", "."}
+	args := []string{"log", "--format=%at", "--no-merges", "--fixed-strings", "--author=<" + email + ">", span, "--", "."}
 	if rel, err := filepath.Rel(git.Dir, git.Store); err == nil && filepath.IsLocal(rel) {
 		args = append(args, ":(exclude)"+filepath.ToSlash(rel))
 	}
 	out, err := gitrepo.Run(ctx, git.Getenv, git.Dir, args...)
-	return err != nil || strings.TrimSpace(out) != ""
+	if err != nil {
+		return true
+	}
+	for _, at := range strings.Fields(out) {
+		if t, err := strconv.ParseInt(at, 10, 64); err == nil && t >= st.Time.Unix()-1 {
+			return true
+		}
+	}
+	return false
 }
 
 // AskHandoff is the reason lore gives an agent's first Stop when the
