@@ -100,6 +100,9 @@ func eachNormalToken(text string, yield func(Token)) {
 			// block_on, Signed-off-by, node-fetch, ThemeContext, TLSv1.1 said
 			// exactly are stronger evidence than their words apart.
 			last = fold(strings.ToLower(chunk))
+			if j, ok := joined(chunk, ps); ok {
+				last = j
+			}
 			yield(Token{last, chunk})
 		}
 		for _, p := range ps {
@@ -108,16 +111,13 @@ func eachNormalToken(text string, yield func(Token)) {
 				yield(t)
 			}
 		}
-		if j, ok := joined(chunk, ps); ok {
-			last = j
-			yield(Token{j, chunk})
-		}
 	})
 }
 
-// joined is a name and its number written with a hyphen, as it is also
-// written without: SHA-1 is sha1, UTF-8 utf8, X-509 x509 (a single digit
-// alone is no token, so sha1 would not otherwise find SHA-1).
+// joined is the whole form of a name and its number written with a
+// hyphen: the two written together, as they are typed as often (SHA-1 is
+// sha1, UTF-8 utf8, X-509 x509), so either spelling finds the other with
+// the same weight.
 func joined(chunk string, ps []string) (string, bool) {
 	if len(ps) != 2 || len(chunk) != len(ps[0])+1+len(ps[1]) || chunk[len(ps[0])] != '-' ||
 		!isLetters(ps[0]) || !isDigits(ps[1]) || strings.Contains(ps[1], ".") {

@@ -45,7 +45,7 @@ func (ix *Index) CheckAnchors(k *anchor.Checker) *Index {
 
 // TokenizerVersion names how Terms splits records; change it whenever
 // Terms or Keywords change, so indexed terms are rebuilt.
-const TokenizerVersion = "kw9"
+const TokenizerVersion = "kw10"
 
 // Tokenizer is the record tokenizer the index keeps terms for.
 func Tokenizer() index.Tokenizer { return index.Tokenizer{Version: TokenizerVersion, Terms: Terms} }
@@ -424,19 +424,23 @@ func (ix *Index) weighCode(ctx context.Context, scs []*Scored, recs []*record.Re
 // gate marks the candidates worth injecting, best first: relevant enough
 // (MinRelevance: about one specific word in the headline and another, in a
 // prompt mostly about them) and scoring close enough to the best of its
-// kind that it is not an also-ran. Kinds answer apart: a failure that
-// echoes a pasted error scores high, and must not push out the decision
-// that holds the fix (run 23). A score of 0 is never injected, however the rest
+// answer (a failure; a decision or pattern; any record) that it is not an
+// also-ran: a failure that echoes a pasted error scores high, and must not
+// push out the decision that holds the fix (run 23), while a note on the
+// way must not ride along (run 25). A score of 0 is never injected, however the rest
 // compare: a kind weighted 0 in config.toml is one the user never wants
 // (and 0 is within any share of a best that is 0 too). masks[i] holds the
 // prompt words out[i] matched, for the reason it gives.
 func (ix *Index) gate(out []Scored, q *query, masks []wordSet) {
 	minRel := ix.cfg.Inject.MinRelevance
-	best := map[record.Kind]float64{} // each kind's best score: out is best first
+	best := map[record.Kind]float64{} // each answer's best score: out is best first
 	for _, sc := range out {
-		if _, ok := best[sc.Rec.Kind]; !ok {
-			best[sc.Rec.Kind] = sc.Score
+		if _, ok := best[answer(sc.Rec.Kind)]; !ok {
+			best[answer(sc.Rec.Kind)] = sc.Score
 		}
+	}
+	if len(out) > 0 {
+		best[""] = out[0].Score // notes are measured against the best of all
 	}
 	for i := range out {
 		sc := &out[i]
@@ -445,13 +449,39 @@ func (ix *Index) gate(out []Scored, q *query, masks []wordSet) {
 			sc.Why = "score is 0: " + zeroFactor(sc)
 		case sc.Relevance < minRel:
 			sc.Why = fmt.Sprintf("relevance %.2f is below %.2f: %s", sc.Relevance, minRel, q.shortfall(sc, masks[i], minRel))
-		case sc.Score < relativeCut*best[sc.Rec.Kind]:
-			sc.Why = fmt.Sprintf("score %.2f is under %.0f%% of the best %s's (%.2f)", sc.Score, 100*relativeCut, sc.Rec.Kind, best[sc.Rec.Kind])
+		case sc.Score < relativeCut*best[answer(sc.Rec.Kind)]:
+			sc.Why = fmt.Sprintf("score %.2f is under %.0f%% of the best %s (%.2f)", sc.Score, 100*relativeCut, answerName(sc.Rec.Kind), best[answer(sc.Rec.Kind)])
 		default:
 			sc.Inject = true
-			sc.Why = fmt.Sprintf("relevance %.2f ≥ %.2f and score within %.0f%% of the best %s's", sc.Relevance, minRel, 100*relativeCut, sc.Rec.Kind)
+			sc.Why = fmt.Sprintf("relevance %.2f ≥ %.2f and score within %.0f%% of the best %s", sc.Relevance, minRel, 100*relativeCut, answerName(sc.Rec.Kind))
 		}
 	}
+}
+
+// answer groups the kinds for the gate's relative cut: what went wrong (a
+// failure) and what to do about it (a decision or a pattern) answer a
+// prompt apart, so a failure echoing a pasted error does not push out the
+// fix, nor the fix the failure. Handoffs and observations are notes on
+// the way, measured against the best of all.
+func answer(k record.Kind) record.Kind {
+	switch k {
+	case record.Decision, record.Pattern:
+		return record.Decision
+	case record.Failure:
+		return record.Failure
+	}
+	return ""
+}
+
+// answerName names the group answer puts k in, for the gate's reasons.
+func answerName(k record.Kind) string {
+	switch answer(k) {
+	case record.Decision:
+		return "decision or pattern"
+	case record.Failure:
+		return "failure"
+	}
+	return "record"
 }
 
 // zeroFactor says which factor makes sc's score 0: the others (status,
@@ -472,7 +502,7 @@ func ScoreRule() string {
 // GateRule says in one line what the gate asks of a candidate, for
 // explanations.
 func GateRule(minRel float64) string {
-	return fmt.Sprintf("relevance = evidence × share (× %g for a handoff when the prompt picks up earlier work) ≥ %.2f (min_relevance), and score above 0 and ≥ %.0f%% of the best of its kind",
+	return fmt.Sprintf("relevance = evidence × share (× %g for a handoff when the prompt picks up earlier work) ≥ %.2f (min_relevance), and score above 0 and ≥ %.0f%% of the best (of failures, or of decisions and patterns, for those)",
 		resumeBoost, minRel, 100*relativeCut)
 }
 
@@ -488,7 +518,7 @@ const (
 	proximityWeight  = 0.3  // per other pair of prompt words near each other, × closeness × specificity
 	proximityWindow  = 8    // tokens apart, at most, for proximity credit
 	phraseCandidates = 50   // candidates decoded for phrase credit
-	relativeCut      = 0.5  // inject only within this share of the best score of the record's kind
+	relativeCut      = 0.5  // inject only within this share of the best score of the record's answer
 	recencyFloor     = 0.75 // an old record keeps this much of its weight
 	unseenWeight     = 1.0  // specificity of a prompt word no record holds: as one record's word
 	resumeBoost      = 3.0  // a handoff's relevance when the prompt picks up earlier work (resumes.go)
