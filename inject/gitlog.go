@@ -32,6 +32,7 @@ type GitChanges struct {
 	StoreUncommitted int    `json:"store_uncommitted"`
 	Note             string `json:"note,omitempty"`
 	noStatus         bool   // git status failed: nothing is known of the working tree
+	store            string // the store's path in the repository, for the hint
 }
 
 const maxListed = 10
@@ -102,6 +103,7 @@ func ReadGitChanges(ctx context.Context, src *GitSource, from Since) *GitChanges
 	storeUncommitted := func() int { return 0 }
 	if storeRel != "" {
 		storeUncommitted = startStoreUncommitted(ctx, src, storeRel)
+		g.store = storeRel
 	}
 	st, err := src.Status()
 	if err != nil {
@@ -201,11 +203,16 @@ func codePaths(src *GitSource) (pathspec []string, store string) {
 func startStoreUncommitted(ctx context.Context, src *GitSource, storeRel string) func() int {
 	done := make(chan int, 1)
 	go func() {
+		shards := store.CurrentShards(src.Store)
+		if len(shards) == 0 {
+			done <- 0 // this checkout captured nothing since HEAD last moved
+			return
+		}
 		ask := []string{storeRel}
 		if repo, err := gitrepo.FindRepo(src.Dir, src.Getenv); err == nil {
 			if idx, err := gitrepo.ReadIndex(repo, storeRel+"/"); err == nil {
 				ask = nil
-				for _, rel := range store.CurrentShards(src.Store) {
+				for _, rel := range shards {
 					fi, err := os.Lstat(filepath.Join(src.Store, rel))
 					if err != nil {
 						continue // gone: a checkout removed it

@@ -313,7 +313,7 @@ func (g *GitChanges) text() string {
 		}
 	}
 	if n := g.StoreUncommitted; n > 0 {
-		fmt.Fprintf(&b, "\n  %d file%s of lore's memory not committed (git status .lore): teammates get the records once they are", n, plural(n))
+		fmt.Fprintf(&b, "\n  %d file%s of lore's memory not committed (git status %s): teammates get the records once they are", n, plural(n), g.store)
 	}
 	return b.String()
 }
