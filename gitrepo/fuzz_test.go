@@ -399,6 +399,26 @@ func FuzzParseIndex(f *testing.F) {
 		if len(g.Entries) != want {
 			t.Fatalf("version %d: %d entries read, want %d", v, len(g.Entries), want)
 		}
+		// Asked for every other path below the prefix (and one that is
+		// not there), it reads those entries alone, as they are.
+		asked := map[string]bool{"not/there": true}
+		for i, p := range names {
+			if rel, ok := strings.CutPrefix(p, ".lore/"); ok && i%2 == 0 {
+				asked[rel] = true
+			}
+		}
+		some, err := parseIndexOf(encodeIndex(v, names), 20, ".lore/", asked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rel, e := range g.Entries {
+			if got, ok := some.Entries[rel]; ok != asked[rel] || ok && got != e {
+				t.Fatalf("version %d: %q asked %v, read %+v (present %v), want %+v", v, rel, asked[rel], got, ok, e)
+			}
+		}
+		if len(some.Entries) > len(g.Entries) {
+			t.Fatalf("version %d: %d entries read of %d", v, len(some.Entries), len(g.Entries))
+		}
 	})
 }
 

@@ -48,6 +48,22 @@ var ErrIndexFormat = errors.New("git index in a form lore does not read")
 // its files) is ErrIndexFormat. A missing index is an empty one, as
 // before git add.
 func ReadIndex(r *Repo, prefix string) (*GitIndex, error) {
+	return readIndex(r, prefix, nil)
+}
+
+// ReadIndexOf is ReadIndex with the entries of the named paths below
+// prefix alone: a caller that asks after a few files does not pay for a
+// map of every other (parsing 20k entries under .lore/ into one took 5.7
+// ms; the walk alone is what a few files cost).
+func ReadIndexOf(r *Repo, prefix string, names []string) (*GitIndex, error) {
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[n] = true
+	}
+	return readIndex(r, prefix, want)
+}
+
+func readIndex(r *Repo, prefix string, want map[string]bool) (*GitIndex, error) {
 	// Stat'ed before it is read: if git writes it in between, the older
 	// time makes more files look racy, which only asks git about more.
 	path := filepath.Join(r.GitDir, "index")
@@ -62,7 +78,7 @@ func ReadIndex(r *Repo, prefix string) (*GitIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx, err := parseIndex(data, r.hashSize(), prefix)
+	idx, err := parseIndexOf(data, r.hashSize(), prefix, want)
 	if err != nil {
 		return nil, err
 	}
@@ -97,14 +113,26 @@ const (
 
 // parseIndex reads an index file's entries under prefix.
 func parseIndex(data []byte, hashSize int, prefix string) (*GitIndex, error) {
+	return parseIndexOf(data, hashSize, prefix, nil)
+}
+
+// parseIndexOf is parseIndex with only the entries whose paths below
+// prefix want holds (nil: all).
+func parseIndexOf(data []byte, hashSize int, prefix string, want map[string]bool) (*GitIndex, error) {
 	var n uint32
 	if len(data) >= 12 {
 		n = binary.BigEndian.Uint32(data[8:])
 	}
+	if want != nil {
+		n = uint32(len(want))
+	}
 	idx := &GitIndex{Entries: make(map[string]IndexEntry, min(n, 1<<16))}
 	_, err := walkIndex(data, hashSize, func(name []byte, e rawEntry) {
-		if bytes.HasPrefix(name, []byte(prefix)) {
-			idx.Entries[string(name[len(prefix):])] = e.entry()
+		if !bytes.HasPrefix(name, []byte(prefix)) {
+			return
+		}
+		if rel := name[len(prefix):]; want == nil || want[string(rel)] {
+			idx.Entries[string(rel)] = e.entry()
 		}
 	})
 	if err != nil {

@@ -22,3 +22,22 @@ func BenchmarkParseIndex(b *testing.B) {
 		}
 	}
 }
+
+// A few files' entries, as resume asks after this checkout's current
+// shards.
+func BenchmarkParseIndexOf(b *testing.B) {
+	path := os.Getenv("LORE_BENCH_GIT_INDEX")
+	if path == "" {
+		b.Skip("set LORE_BENCH_GIT_INDEX to a .git/index")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	want := map[string]bool{"journal/2026-11-10/main-abc0001-x10.jsonl": true}
+	for b.Loop() {
+		if _, err := parseIndexOf(data, 20, ".lore/", want); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

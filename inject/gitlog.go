@@ -210,7 +210,11 @@ func startStoreUncommitted(ctx context.Context, src *GitSource, storeRel string)
 		}
 		ask := []string{storeRel}
 		if repo, err := gitrepo.FindRepo(src.Dir, src.Getenv); err == nil {
-			if idx, err := gitrepo.ReadIndex(repo, storeRel+"/"); err == nil {
+			slashed := make([]string, len(shards))
+			for i, rel := range shards {
+				slashed[i] = filepath.ToSlash(rel)
+			}
+			if idx, err := gitrepo.ReadIndexOf(repo, storeRel+"/", slashed); err == nil {
 				ask = nil
 				for _, rel := range shards {
 					fi, err := os.Lstat(filepath.Join(src.Store, rel))
