@@ -58,6 +58,12 @@ func (o *captureOptions) failureFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.tool, "tool", "", "the tool that failed (Bash, Edit, npm, …)")
 }
 
+// errorTypeFlag is --error-type, for the verbs that take a failure's error
+// type as a flag (lore fail takes it as its first argument).
+func (o *captureOptions) errorTypeFlag(fs *pflag.FlagSet) {
+	fs.StringVar(&o.errorType, "error-type", "", "the failure's error type")
+}
+
 func (o *captureOptions) handoffFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.next, "next", nil, "a next step (repeatable)")
 	fs.StringArrayVar(&o.blocked, "blocked", nil, "a blocker (repeatable)")
@@ -128,9 +134,9 @@ func (e *env) textArgs(fs *pflag.FlagSet, first int, what string) (string, error
 const againHelp = `
 
 A capture that repeats a record of its kind this checkout wrote since HEAD
-last moved, and that is still in force (the same text, spacing and case
-aside; for a handoff also its next steps), writes nothing: lore prints
-that record's ID and says so on stderr. --again records it anyway.`
+last moved, and that is still in force (every field it gives the same,
+spacing and case aside), writes nothing: lore prints that record's ID
+and says so on stderr. --again records it anyway.`
 
 // maxStdinText bounds a record's text read from stdin.
 const maxStdinText = 1 << 20
@@ -319,7 +325,7 @@ func cmdCapture(_ context.Context, e *env, args []string) error {
 	fs := newFlags("capture")
 	o.decisionFlags(fs)
 	o.patternFlags(fs)
-	fs.StringVar(&o.errorType, "error-type", "", "the failure's error type")
+	o.errorTypeFlag(fs)
 	o.failureFlags(fs)
 	o.handoffFlags(fs)
 	o.tagFlag(fs)
@@ -348,18 +354,20 @@ func cmdCapture(_ context.Context, e *env, args []string) error {
 	return e.captureKind(kind, text, &o, fill)
 }
 
+// flagKinds is the kind each kind's own capture flag fills a field of.
+var flagKinds = map[string]record.Kind{
+	"rationale": record.Decision, "alternatives": record.Decision,
+	"solution": record.Pattern, "context": record.Pattern, "anti": record.Pattern, "confidence": record.Pattern,
+	"error-type": record.Failure, "tool": record.Failure,
+	"next": record.Handoff, "blocked": record.Handoff,
+}
+
 // inferKind picks the kind from the flags that were set.
 func inferKind(fs *pflag.FlagSet) (record.Kind, error) {
-	byFlag := map[string]record.Kind{
-		"rationale": record.Decision, "alternatives": record.Decision,
-		"solution": record.Pattern, "context": record.Pattern, "anti": record.Pattern, "confidence": record.Pattern,
-		"error-type": record.Failure, "tool": record.Failure,
-		"next": record.Handoff, "blocked": record.Handoff,
-	}
 	kind, first := record.Observation, ""
 	var err error
 	fs.Visit(func(f *pflag.Flag) {
-		k, ok := byFlag[f.Name]
+		k, ok := flagKinds[f.Name]
 		if !ok || err != nil {
 			return
 		}
@@ -421,18 +429,22 @@ func recordedAlready(s *store.Store, r *record.Record) *record.Record {
 	return dup
 }
 
-// captureKey is what makes two captures of a kind the same record: the
-// text, and for a handoff its next steps, for a pattern whether it is an
-// anti-pattern (the same words, opposite advice). Failures are not
-// compared: one recorded again happened again, and is counted. A rationale, tags or anchors that differ do not make it new:
-// lore journal revise and lore anchor change those.
+// captureKey is what makes two captures of a kind the same record: every
+// field a capture gives (the text, a rationale, a solution, next steps,
+// blockers, tags, a pattern's confidence and whether it is an
+// anti-pattern). A repeat that corrects any of them is recorded: what
+// looks like the same capture may carry the fix to the first (run 25).
+// Failures are not compared: one recorded again happened again, and is
+// counted.
 func captureKey(r *record.Record) []string {
-	key := []string{r.Text}
-	switch r.Kind {
-	case record.Handoff:
-		key = append(key, r.Next...)
-	case record.Pattern:
-		key = append(key, strconv.FormatBool(r.Anti))
+	confidence := ""
+	if r.Confidence != nil {
+		confidence = strconv.FormatFloat(*r.Confidence, 'f', -1, 64)
+	}
+	key := []string{r.Text, r.Rationale, r.Alternatives, r.Context, r.Solution, confidence, strconv.FormatBool(r.Anti)}
+	for _, l := range [][]string{r.Next, r.Blocked, record.FoldTags(r.Tags)} {
+		key = append(key, strconv.Itoa(len(l)))
+		key = append(key, l...)
 	}
 	return key
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 
 	"lore/anchor"
 	"lore/failures"
-	"lore/inbox"
 	"lore/inject"
 	"lore/internal/spell"
 	"lore/journal"
@@ -112,9 +110,10 @@ func (e *env) update(s *store.Store, k record.Kind, ref string, change func(*rec
 
 func cmdJournal(_ context.Context, e *env, args []string) error {
 	verbs := map[string]subcommand{
-		"revise": {`lore journal revise <id> "<new text>"|- [--rationale R] [--file F]...   append a new version of a decision`, func(e *env, help string, args []string) error {
+		"revise": {`lore journal revise <id> "<new text>"|- [--rationale R] [--alternatives A] [--file F]...   append a new version of a decision`, func(e *env, help string, args []string) error {
+			var o captureOptions
 			fs := newFlags("journal revise")
-			rationale := fs.String("rationale", "", "the new rationale (kept if not given)")
+			o.decisionFlags(fs)
 			files := fs.StringArray("file", nil, "anchor it to this `path[:start-end]` instead (repeatable); without, its anchors follow their code to where it is now")
 			if err := e.parse(fs, help+reviseHelp, args); err != nil {
 				return err
@@ -126,6 +125,10 @@ func cmdJournal(_ context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
+			v := journal.Revision{Text: text, Rationale: o.rationale}
+			if fs.Changed("alternatives") {
+				v.Alternatives = &o.alternatives
+			}
 			s, err := e.openStore()
 			if err != nil {
 				return err
@@ -134,11 +137,63 @@ func cmdJournal(_ context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			return e.update(s, record.Decision, fs.Arg(0), withAnchors(journal.Revise(text, *rationale), anchors), "revised", "already says that")
+			return e.update(s, record.Decision, fs.Arg(0), withAnchors(journal.Revise(v), anchors), "revised", "already says that")
 		}},
-		"abandon": idVerb("journal abandon", "lore journal abandon <id>                                               mark a decision abandoned", "abandoned", "is already abandoned", record.Decision, journal.Abandon),
+		"abandon": {"lore journal abandon <id> [--for ID]                                                       mark a decision abandoned (for the one that replaces it)", abandon},
 	}
 	return e.dispatch("journal", "", verbs, args)
+}
+
+// abandonHelp is what lore journal abandon --help says after its usage.
+const abandonHelp = `
+
+--for names the decision that replaces it: lore show and the context
+agents are given name that one beside the abandoned decision, so that a
+reader follows it rather than the old one. An abandoned decision can be
+given its successor later, by abandoning it again with --for.`
+
+// abandon is lore journal abandon: the decision's next version, abandoned,
+// naming the decision that replaces it if --for is given.
+func abandon(e *env, help string, args []string) error {
+	fs := newFlags("journal abandon")
+	forRef := fs.String("for", "", "the decision that replaces it (an `ID` or unique prefix)")
+	if err := e.parse(fs, help+abandonHelp, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError("", "journal abandon: want one decision ID")
+	}
+	if fs.Changed("for") && strings.TrimSpace(*forRef) == "" {
+		return usageError("", "journal abandon: --for needs the ID of the decision that replaces it")
+	}
+	s, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	successor := ""
+	if *forRef != "" {
+		var cur, next *record.Record
+		err := s.Transact(func(tx *store.Tx) error {
+			var err error
+			if cur, err = tx.Current(record.Decision, fs.Arg(0)); err != nil {
+				return err
+			}
+			if next, err = tx.Current(record.Decision, strings.TrimSpace(*forRef)); err != nil {
+				return fmt.Errorf("journal abandon: --for: %w", err)
+			}
+			return nil
+		})
+		switch {
+		case err != nil:
+			return err
+		case cur.ID == next.ID:
+			return usageError("", "journal abandon: --for: %v", journal.ErrSelfSuccessor)
+		case !next.Active():
+			e.warn("%s, which replaces %s, is %s too", next.Short(), cur.Short(), next.Status)
+		}
+		successor = next.ID
+	}
+	return e.update(s, record.Decision, fs.Arg(0), journal.AbandonFor(successor), "abandoned", "is already abandoned")
 }
 
 // reviseHelp is what lore journal revise --help says after its usage
@@ -249,108 +304,6 @@ func cmdPatterns(_ context.Context, e *env, args []string) error {
 		"deprecate": idVerb("patterns deprecate", "lore patterns deprecate <id>   the pattern no longer applies", "deprecated", "is already deprecated", record.Pattern, patterns.Deprecate),
 	}
 	return e.dispatch("patterns", "", verbs, args)
-}
-
-func cmdInbox(_ context.Context, e *env, args []string) error {
-	verbs := map[string]subcommand{
-		"promote": {"lore inbox promote <id> --to decision|pattern|failure [--error-type T]   turn an observation into a record", func(e *env, help string, args []string) error {
-			fs := newFlags("inbox promote")
-			to := fs.String("to", "", "what the observation becomes: decision, pattern or failure")
-			errType := fs.String("error-type", "", "the error type, when promoting to a failure")
-			if err := e.parse(fs, help, args); err != nil {
-				return err
-			}
-			if fs.NArg() != 1 || *to == "" {
-				return usageError("", "inbox promote: want an observation ID and --to decision|pattern|failure")
-			}
-			k, err := record.ParseKind(*to)
-			if err != nil || (k != record.Decision && k != record.Pattern && k != record.Failure) {
-				return usageError("", "inbox promote: --to must be decision, pattern or failure, not %q", *to)
-			}
-			if *errType != "" && k != record.Failure {
-				return usageError("", "inbox promote: --error-type applies to --to failure, not %s", k)
-			}
-			if *errType != "" {
-				if err := failures.CheckNewErrorType(*errType); err != nil {
-					return usageError("", "inbox promote: %v", err)
-				}
-			}
-			s, err := e.openStore()
-			if err != nil {
-				return err
-			}
-			r, err := promote(s, fs.Arg(0), k, *errType)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "lore: promoted %s to %s %s\n", record.ShortID(r.From), r.Kind, r.Short())
-			e.recorded = r.Short()
-			fmt.Fprintln(e.stdout, r.Short())
-			return nil
-		}},
-		"dismiss": {"lore inbox dismiss <id>   the observation needs no record", func(e *env, help string, args []string) error {
-			err := idVerb("inbox dismiss", "", "dismissed", "is already dismissed", record.Observation, inbox.Dismiss).run(e, help, args)
-			var pe *inbox.PromotedError
-			if errors.As(err, &pe) {
-				// The record it became may have been purged since (its
-				// text held a secret): then the observation is what is left.
-				s, serr := e.openStore()
-				k, _ := record.KindOfID(pe.To)
-				var nf *store.NotFoundError
-				pe.Purged = serr == nil && errors.As(s.Transact(func(tx *store.Tx) error {
-					_, err := tx.Current(k, pe.To)
-					return err
-				}), &nf) && nf.Purged
-			}
-			return err
-		}},
-	}
-	return e.dispatch("inbox", "", verbs, args)
-}
-
-// promote makes a record of kind to from the observation ref names, with
-// the defaults of that kind's own constructor, and appends the
-// observation's next version marked promoted to it: both under one lock.
-func promote(s *store.Store, ref string, to record.Kind, errorType string) (*record.Record, error) {
-	if err := inbox.CanPromoteTo(to); err != nil {
-		return nil, err
-	}
-	var made *record.Record
-	err := s.Transact(func(tx *store.Tx) error {
-		obs, err := tx.Current(record.Observation, ref)
-		if err != nil {
-			return err
-		}
-		next := tx.Next(obs)
-		if made, err = s.New(to, obs.Text, record.FoldTags(obs.Tags)); err != nil {
-			return err
-		}
-		if err := inbox.Promoted(next, made.ID); err != nil {
-			return err
-		}
-		made.From = obs.ID
-		// The code it is about comes with it, as its text and tags do: the
-		// promoted observation is out of lore stale.
-		made.Anchors = slices.Clone(obs.Anchors)
-		switch to {
-		case record.Decision:
-			err = journal.Make(made, journal.Options{})
-		case record.Pattern:
-			err = patterns.Make(made, patterns.Options{})
-		case record.Failure:
-			err = failures.Make(made, failures.Options{ErrorType: cmp.Or(errorType, failures.PromotedErrorType)})
-		}
-		if err != nil {
-			return err
-		}
-		// The new record first: a crash between the two writes leaves the
-		// observation unpromoted, never a promotion pointing nowhere.
-		if err := tx.Append(made); err != nil {
-			return err
-		}
-		return tx.Append(next)
-	})
-	return made, err
 }
 
 func cmdFailures(ctx context.Context, e *env, args []string) error {

@@ -103,12 +103,12 @@ func cmdStats(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// maxSinceDays bounds --since's age: a century holds every receipt, and
-// more only makes absurd dates.
+// maxSinceDays bounds --since's age: a century holds every receipt and
+// record, and more only makes absurd dates.
 const maxSinceDays = 36500
 
-// parseSince reads --since: a date, or an age in days (7d) or any Go
-// duration (12h) before now.
+// parseSince reads --since (of lore stats, list and search): a date, or
+// an age in days (7d) or any Go duration (12h) before now.
 func parseSince(v string, now time.Time) (time.Time, error) {
 	switch {
 	case v == "":
@@ -119,7 +119,7 @@ func parseSince(v string, now time.Time) (time.Time, error) {
 			return time.Time{}, fmt.Errorf("%q is not a number of days", v)
 		}
 		if days > maxSinceDays {
-			return time.Time{}, fmt.Errorf("%q is more than %d days; leave out --since for every receipt", v, maxSinceDays)
+			return time.Time{}, fmt.Errorf("%q is more than %d days; leave out --since for all of them", v, maxSinceDays)
 		}
 		return now.AddDate(0, 0, -days), nil
 	}

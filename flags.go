@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"lore/internal/spell"
+	"lore/record"
 )
 
 // globalFlags are the flags lore takes before the command; --dir and
@@ -193,4 +196,80 @@ func checkBudget(fs *pflag.FlagSet, cmd string, budget, min int, what string) er
 		return usageError("", "%s: --budget %d is below %d tokens, the smallest %s lore writes", cmd, budget, min, what)
 	}
 	return nil
+}
+
+// recordFilter is --author and --since of lore list and lore search. They
+// match versions, as git log's match commits: a record is kept when one of
+// its versions (the first, or a revision, an abandonment…) was written by
+// that person from that time on. "What did Grace record this week" is
+// then what she created and what she changed.
+type recordFilter struct {
+	author string
+	since  string
+	from   time.Time // since, read
+}
+
+// filterHelp ends the help of the commands that take recordFilter's flags.
+const filterHelp = `
+
+--author and --since keep a record when one of its versions (the first,
+or a revision) was written by that person (any part of the name or email,
+case aside, as git log --author matches it) from that date (2026-11-01,
+UTC) or age (7d, 12h) on. A record whose latest version another person
+wrote ends with (by NAME on BRANCH), after the columns.`
+
+func (f *recordFilter) flags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.author, "author", "", "only records `NAME` wrote a version of (any part of the name or email)")
+	fs.StringVar(&f.since, "since", "", "only records with a version from this `date` (2026-11-01) or age (7d, 12h) on")
+}
+
+// check reads the flags, as lore stats reads its --since; now is the
+// store's clock.
+func (f *recordFilter) check(fs *pflag.FlagSet, now time.Time) error {
+	f.author = strings.TrimSpace(f.author)
+	if fs.Changed("author") && f.author == "" {
+		return usageError("", "%s--author needs a name or email", flagPrefix(fs))
+	}
+	from, err := parseSince(f.since, now)
+	if err != nil {
+		return usageError("", "%s--since: %v", flagPrefix(fs), err)
+	}
+	f.from = from
+	return nil
+}
+
+// active reports whether a flag narrows the records.
+func (f *recordFilter) active() bool { return f.author != "" || !f.from.IsZero() }
+
+// keep reports whether r, a current version, or one of its earlier ones
+// (history) passes the filter. A record never revised is one version:
+// its history is not read.
+func (f *recordFilter) keep(r *record.Record, history func(id string) []*record.Record) bool {
+	if f.version(r) {
+		return true
+	}
+	if !r.Time.After(r.Created) || f.author == "" {
+		return false // one version; or --since alone, which the newest passes if any does
+	}
+	return slices.ContainsFunc(history(r.ID), f.version)
+}
+
+// version reports whether one version passes the filter.
+func (f *recordFilter) version(v *record.Record) bool {
+	if f.author != "" && !strings.Contains(strings.ToLower(v.Author), strings.ToLower(f.author)) {
+		return false
+	}
+	return f.from.IsZero() || !v.Time.Before(f.from)
+}
+
+// String is the filter as it was asked for, for "nothing matches".
+func (f *recordFilter) String() string {
+	var parts []string
+	if f.author != "" {
+		parts = append(parts, "--author "+strconv.Quote(f.author))
+	}
+	if f.since != "" {
+		parts = append(parts, "--since "+strconv.Quote(f.since))
+	}
+	return strings.Join(parts, " ")
 }

@@ -78,7 +78,7 @@ func BuildResume(ctx context.Context, snap *index.Snapshot, o ResumeOptions) *Re
 		failuresSince = hs[1].Created.UnixNano()
 	}
 	for i, h := range hs {
-		if o.Author != "" && sameAuthor(h.Author, o.Author) {
+		if o.Author != "" && record.SameAuthor(h.Author, o.Author) {
 			if i > 0 {
 				v.Own = h
 			}
@@ -234,17 +234,6 @@ func (v *Resume) byline(h *record.Record) string {
 		by += "; " + c
 	}
 	return by
-}
-
-// sameAuthor reports two "Name <email>" identities of one person: the same
-// address, case aside, or the same whole identity where there is none.
-func sameAuthor(a, b string) bool {
-	_, ea, okA := strings.Cut(a, "<")
-	_, eb, okB := strings.Cut(b, "<")
-	if okA && okB && strings.TrimSpace(ea) != ">" {
-		return strings.EqualFold(strings.TrimSpace(ea), strings.TrimSpace(eb))
-	}
-	return a == b
 }
 
 func (g *GitChanges) text() string {

@@ -75,15 +75,22 @@ func Check(r *record.Record) error {
 // confidence raised by ValidateStep, at most 1, and the validation counted.
 // A pattern already at full confidence stays as it is.
 func Validate(r *record.Record) error {
-	c := Confidence(r)
-	if c >= 1 && r.Active() {
+	if Confidence(r) >= 1 && r.Active() {
 		return record.ErrUnchanged
 	}
-	c = math.Round(math.Min(c+ValidateStep, 1)*100) / 100
-	r.Confidence = &c
-	r.Validations++
+	Count(r, 1)
 	r.Status = record.StatusActive
 	return nil
+}
+
+// Count counts n more validations on r, as n validations one after the
+// other would: confidence raised by ValidateStep each, at most 1. lore
+// doctor --fix counts so the validations two clones made apart, which a
+// merge keeps in two versions of which only the newer is served.
+func Count(r *record.Record, n int) {
+	c := math.Round(math.Min(Confidence(r)+float64(n)*ValidateStep, 1)*100) / 100
+	r.Confidence = &c
+	r.Validations += n
 }
 
 // Deprecate marks the next version of a pattern deprecated.

@@ -90,3 +90,23 @@ func TestConfidenceTextIsOneFigure(t *testing.T) {
 		}
 	}
 }
+
+// Counting n validations at once gives what n validations one after the
+// other give: doctor --fix counts so those made in two clones apart.
+func TestCountIsValidationsOneAfterTheOther(t *testing.T) {
+	for _, c := range []struct {
+		from float64
+		n    int
+	}{{0.6, 1}, {0.6, 2}, {0.7, 3}, {0.95, 1}, {0.85, 4}, {1, 2}} {
+		one := &record.Record{Kind: record.Pattern, Confidence: &c.from, Validations: 1}
+		for range c.n {
+			Count(one, 1)
+		}
+		at := c.from
+		all := &record.Record{Kind: record.Pattern, Confidence: &at, Validations: 1}
+		Count(all, c.n)
+		if *all.Confidence != *one.Confidence || all.Validations != one.Validations || all.Validations != 1+c.n {
+			t.Errorf("from %v, %d: counted at once %v/%d, one by one %v/%d", c.from, c.n, *all.Confidence, all.Validations, *one.Confidence, one.Validations)
+		}
+	}
+}

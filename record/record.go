@@ -140,6 +140,20 @@ func (r *Record) Derive(now time.Time, o Origin) *Record {
 	return &n
 }
 
+// SameAuthor reports whether two "Name <email>" identities are one
+// person: the same address, case aside (one name spelled two ways), or,
+// without an address, the same identity.
+func SameAuthor(a, b string) bool {
+	return authorKey(a) == authorKey(b)
+}
+
+func authorKey(author string) string {
+	if _, mail, ok := strings.Cut(author, "<"); ok {
+		return strings.ToLower(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(mail), ">")))
+	}
+	return strings.ToLower(strings.TrimSpace(author))
+}
+
 // Origin is where a record is made: the git author, branch and HEAD.
 type Origin struct {
 	Author string

@@ -367,3 +367,22 @@ func TestDeriveFoldsTagsThatBreakLines(t *testing.T) {
 		t.Errorf("Derive's tags %q, want a copy of %q", n.Tags, r.Tags)
 	}
 }
+
+// One person is one address, whatever the name and the case; without an
+// address, the identity itself.
+func TestSameAuthor(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"Ada Lovelace <ada@example.com>", "Ada L. <ADA@example.com>", true},
+		{"Ada <ada@example.com>", "Ada <grace@example.com>", false},
+		{"ada", "Ada", true},
+		{"Ada <ada@example.com>", "ada@example.com", true}, // an address alone
+		{"Ada <ada@example.com>", "", false},
+	} {
+		if got := SameAuthor(c.a, c.b); got != c.want {
+			t.Errorf("SameAuthor(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -75,8 +75,8 @@ new file mode 100644
 // file) is named. Untracked records only ever keep a removed version from
 // counting (one put back).
 func FuzzDiffCounts(f *testing.F) {
-	if c := diffCounts(nil, realDiff); c[record.Decision] == nil || *c[record.Decision] != (KindCount{New: 1, Revised: 1}) ||
-		c[record.Failure] == nil || *c[record.Failure] != (KindCount{New: 1}) || c[record.Pattern] == nil || *c[record.Pattern] != (KindCount{New: 1}) {
+	if c := diffCounts(nil, realDiff); c[record.Decision] == nil || tallyOf(c[record.Decision]) != (tally{New: 1, Revised: 1}) ||
+		c[record.Failure] == nil || tallyOf(c[record.Failure]) != (tally{New: 1}) || c[record.Pattern] == nil || tallyOf(c[record.Pattern]) != (tally{New: 1}) {
 		f.Fatalf("the seed diff counts %v, want a new and a revised decision, a new failure and a new pattern", c)
 	}
 	f.Add(realDiff)
@@ -110,6 +110,18 @@ func FuzzDiffCounts(f *testing.F) {
 			}
 			added += kc.New + kc.Revised + kc.Edited
 			removed += kc.Removed
+			// Each record behind the counts is listed once, and only
+			// those: one per version counted at most, one at least.
+			versions, ids := kc.New+kc.Revised+kc.Edited+kc.Removed, map[string]bool{}
+			for _, ch := range kc.Records {
+				if ids[ch.ID] || ch.Rec == nil || ch.Rec.Kind != k {
+					t.Fatalf("%s: record %s listed twice, or without its version", k, ch.ID)
+				}
+				ids[ch.ID] = true
+			}
+			if len(kc.Records) > versions || versions > 0 && len(kc.Records) == 0 {
+				t.Fatalf("%s: %d records behind %d versions", k, len(kc.Records), versions)
+			}
 		}
 		if added > addedLines || removed > removedLines {
 			t.Fatalf("%d record versions counted added from %d lines added to shards, %d removed from %d lines removed", added, addedLines, removed, removedLines)
@@ -118,17 +130,11 @@ func FuzzDiffCounts(f *testing.F) {
 		sum := diffCounts(also, out)
 		alone := diffCounts(also)
 		for _, k := range []record.Kind{record.Decision, record.Pattern, record.Failure, record.Handoff, record.Observation} {
-			var want KindCount
-			if v := alone[k]; v != nil {
-				want = *v
-			}
+			want := tallyOf(alone[k])
 			if v := c[k]; v != nil {
 				want.New, want.Revised, want.Edited = want.New+v.New, want.Revised+v.Revised, want.Edited+v.Edited
 			}
-			got := KindCount{}
-			if v := sum[k]; v != nil {
-				got = *v
-			}
+			got := tallyOf(sum[k])
 			if without := c[k]; without == nil && got.Removed > 0 || without != nil && got.Removed > without.Removed {
 				t.Fatalf("%s: %d removed with untracked records, more than without (%+v)", k, got.Removed, without)
 			}
@@ -147,7 +153,7 @@ func FuzzDiffCounts(f *testing.F) {
 		}
 		if back := diffCounts(nil, out, back); len(back) != 0 {
 			for k, kc := range back {
-				if *kc != (KindCount{}) {
+				if tallyOf(kc) != (tally{}) {
 					t.Fatalf("a diff and its reverse count %s %+v", k, *kc)
 				}
 			}

@@ -37,6 +37,11 @@ type KindCount struct {
 	// revert, git rm, a shard deleted or a line edited out) and not put
 	// back, as they were or as a newer version of the same record.
 	Removed int `json:"removed,omitempty"`
+	// Records are the records behind the counts, newest first, once each
+	// (in JSON, Status.Records holds them: these counts stay as they were).
+	Records []*Change `json:"-"`
+
+	byID map[string]*Change // Records by ID, while counting
 }
 
 // ErrNoRepo is a store outside every git repository: there is nothing to
@@ -55,6 +60,27 @@ type Status struct {
 	// rebase or cherry-pick left unresolved; their records are counted as
 	// the working tree holds them.
 	Conflicted []string `json:"conflicted,omitempty"`
+	// Records are the records behind each section's counts.
+	Records Records `json:"records"`
+}
+
+// Records are the records behind the counts of Status's sections, by
+// kind as record.AllKinds orders them, then newest first.
+type Records struct {
+	Uncommitted []*Change `json:"uncommitted"`
+	Unpushed    []*Change `json:"unpushed,omitempty"`
+	NotPulled   []*Change `json:"not_pulled,omitempty"`
+}
+
+// changes are the records behind c's counts, kind by kind.
+func (c Counts) changes() []*Change {
+	out := []*Change{}
+	for _, k := range record.AllKinds() {
+		if kc := c[k]; kc != nil {
+			out = append(out, kc.Records...)
+		}
+	}
+	return out
 }
 
 // Detached reports a HEAD on no branch, which Branch names HEAD as git
@@ -67,6 +93,22 @@ func (st *Status) Detached() bool { return st.Branch == "HEAD" }
 // against git's index comes from lore's own index (see worktree.go), which
 // open reads, so that git never walks the store's shards.
 func Of(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error)) (*Status, error) {
+	st, err := counts(ctx, s, open)
+	if err != nil {
+		return nil, err
+	}
+	st.Records.Uncommitted = st.Uncommitted.changes()
+	if st.Unpushed != nil {
+		st.Records.Unpushed = st.Unpushed.changes()
+	}
+	if st.NotPulled != nil {
+		st.Records.NotPulled = st.NotPulled.changes()
+	}
+	return st, nil
+}
+
+// counts is Of's counts, by kind.
+func counts(ctx context.Context, s *store.Store, open func() (*index.Snapshot, error)) (*Status, error) {
 	if _, err := gitrepo.FindRepo(s.Dir, s.Getenv); gitrepo.IsNotRepo(err) {
 		return nil, ErrNoRepo
 	}
@@ -256,8 +298,11 @@ func diffCounts(untracked []*record.Record, diffs ...string) Counts {
 		if t, ok := newest[r.ID]; ok && !t.Before(r.Time) {
 			continue // put back, or superseded by a newer version
 		}
-		c.of(r.Kind).Removed++
+		kc := c.of(r.Kind)
+		kc.Removed++
+		kc.note(r, ChangeRemoved)
 	}
+	c.finish()
 	return c
 }
 
@@ -369,10 +414,13 @@ func (c Counts) count(r *record.Record, edited bool) {
 	switch {
 	case edited:
 		kc.Edited++
+		kc.note(r, ChangeEdited)
 	case r.Time.Equal(r.Created):
 		kc.New++
+		kc.note(r, ChangeNew)
 	default:
 		kc.Revised++
+		kc.note(r, ChangeRevised)
 	}
 }
 

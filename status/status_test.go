@@ -191,29 +191,58 @@ func TestHunkLines(t *testing.T) {
 
 func equal(a, b Counts) bool {
 	for _, k := range record.AllKinds() {
-		var x, y KindCount
-		if a[k] != nil {
-			x = *a[k]
-		}
-		if b[k] != nil {
-			y = *b[k]
-		}
-		if x != y {
+		if tallyOf(a[k]) != tallyOf(b[k]) {
 			return false
 		}
 	}
 	return true
 }
 
+// tally is a kind's counts without the records behind them: comparable.
+type tally struct{ New, Revised, Edited, Removed int }
+
+func tallyOf(kc *KindCount) tally {
+	if kc == nil {
+		return tally{}
+	}
+	return tally{kc.New, kc.Revised, kc.Edited, kc.Removed}
+}
+
 func show(c Counts) string {
 	var b strings.Builder
 	for _, k := range record.AllKinds() {
 		if kc := c[k]; kc != nil {
-			fmt.Fprintf(&b, "%s %+v; ", k, *kc)
+			fmt.Fprintf(&b, "%s %+v; ", k, tallyOf(kc))
 		}
 	}
 	if b.Len() == 0 {
 		return "nothing"
 	}
 	return b.String()
+}
+
+// The records behind the counts: once each, newest first, named by the
+// newest version added (a record created and revised is new, with the
+// revision's headline); one whose versions are only removed is named by
+// the version removed.
+func TestRecordsBehindCounts(t *testing.T) {
+	c := diffCounts(nil, created(shardA, v1, other), created(shardB, v2))
+	kc := c[record.Decision]
+	if kc == nil || len(kc.Records) != 2 {
+		t.Fatalf("counted %s with records %v, want 2 records", show(c), kc)
+	}
+	if a := kc.Records[0]; a.ID != "dec-aaaaaaaa" || a.Change != ChangeNew || a.Title != "Team decision, revised" {
+		t.Errorf("first record %+v, want dec-aaaaaaaa new, as revised", *a)
+	}
+	if b := kc.Records[1]; b.ID != "dec-bbbbbbbb" || b.Change != ChangeNew || b.Title != "Another decision" {
+		t.Errorf("second record %+v, want dec-bbbbbbbb new", *b)
+	}
+	c = diffCounts(nil, deleted(shardA, other), created(shardB, v2))
+	kc = c[record.Decision]
+	if kc == nil || len(kc.Records) != 2 || kc.Records[0].Change != ChangeRevised || kc.Records[1].Change != ChangeRemoved || kc.Records[1].Title != "Another decision" {
+		t.Errorf("a revision and a removal: %s %v", show(c), kc)
+	}
+	if c := diffCounts(nil, changed(shardB, []string{v2}, []string{tomb})); c[record.Decision] == nil || c[record.Decision].Records[0].Title != "(purged)" {
+		t.Errorf("a purge's tombstone: %v", c[record.Decision])
+	}
 }

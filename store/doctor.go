@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -26,7 +27,7 @@ import (
 type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
-	Kind    string `json:"kind"` // malformed, torn, conflict, spread, lfs-pointer, unmerged, sparse, tie, purged, newer-format, future, not-a-directory, unreadable, attributes, temp-file, secret, config, encoding, misplaced, ignored, unknown-field, no-text
+	Kind    string `json:"kind"` // malformed, torn, conflict, spread, lfs-pointer, unmerged, sparse, tie, changed-apart, validated-apart, purged, newer-format, future, not-a-directory, unreadable, attributes, temp-file, secret, config, encoding, misplaced, ignored, unknown-field, no-text
 	Message string `json:"message"`
 	Fixable bool   `json:"fixable"`
 	Fixed   bool   `json:"fixed"`
@@ -49,8 +50,10 @@ func (p Problem) String() string {
 const tempAge = time.Minute
 
 // Doctor checks the store: every shard parses, no torn tails or conflict
-// markers, no same-timestamp conflicts between versions, no version of a
-// purged record brought back by a merge, no record from a
+// markers, no same-timestamp conflicts between versions, no record
+// changed or pattern validated in two places apart (a merge keeps both,
+// and lore serves one), no version of a purged record brought back by a
+// merge, no record from a
 // newer format, none dated ahead of the clock, lore's .gitattributes and .gitignore, no leftover temporary
 // files, no secret already in the store. With fix it repairs only what it
 // can prove holds no record: a JSONL shard's torn tail (an interrupted
@@ -58,7 +61,8 @@ const tempAge = time.Minute
 // conflict-marker lines, and a patterns file's header an append was cut
 // off in, all moved to .lore/.local/quarantine; a patterns file in merge
 // conflict whose sides each only added patterns (both kept); the attribute
-// files; old temporary files. A line or table that does not read is
+// files; old temporary files; a pattern validated apart, counted in one
+// new version (an append, as patterns validate would). A line or table that does not read is
 // reported with the fix to make by hand and never removed: it may be a
 // record with a typo, and shards are committed.
 func (s *Store) Doctor(fix bool) ([]Problem, error) {
@@ -95,7 +99,13 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 		}
 		probs = append(probs, r.probs...)
 	}
-	probs = append(probs, s.ties(files, results)...)
+	byID, rr := versionsByID(results), s.rereader(files, results)
+	probs = append(probs, s.ties(results, byID, rr)...)
+	apart, err := s.apart(context.Background(), apartCandidates(results, byID), rr, fix)
+	if err != nil {
+		return nil, err
+	}
+	probs = append(probs, apart...)
 	probs = append(probs, s.backFromPurge(files, results)...)
 	probs = append(probs, s.triagedTwice(files, results)...)
 	for _, r := range results {
@@ -121,6 +131,9 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 type shardCheck struct {
 	probs, secrets []Problem
 	versions       []seenVersion
+	origin         origin    // its versions' author, branch and commit (shardOrigin)
+	oneOrigin      bool      // they share the author and branch
+	oneCommit      bool      // and the commit
 	triage         []triaged // the observations' promotions and dismissals
 	made           []triaged // versions made from an observation (promotedTo: which)
 	err            error
@@ -144,9 +157,10 @@ func (s *Store) checkShards(files []string, fix bool) []shardCheck {
 				var recs []*record.Record
 				c.probs, recs, c.err = s.checkShard(files[i], fix)
 				c.versions = make([]seenVersion, len(recs))
+				c.origin, c.oneOrigin, c.oneCommit = shardOrigin(recs)
 				dir := s.kindDirOf(files[i])
 				for j, v := range recs {
-					c.versions[j] = seenVersion{id: v.ID, time: v.Time, line: int32(v.Source.Line), purged: v.Purged(), active: v.Active()}
+					c.versions[j] = seenVersion{id: v.ID, time: v.Time, line: int32(v.Source.Line), valid: int16(min(v.Validations, math.MaxInt16)), purged: v.Purged(), active: v.Active()}
 					if v.Status == record.StatusPromoted || v.Status == record.StatusDismissed {
 						c.triage = append(c.triage, triaged{j, v.PromotedTo})
 					}

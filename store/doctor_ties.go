@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -19,8 +20,9 @@ type seenVersion struct {
 	id     string
 	time   time.Time
 	line   int32
-	purged bool // a purge's tombstone
-	active bool // in the padding after purged: no bigger per version
+	valid  int16 // validations (of a pattern), at most 32767: in the padding
+	purged bool  // a purge's tombstone
+	active bool  // in the padding after purged: no bigger per version
 }
 
 // triaged is an observation's version that promoted it (to the record
@@ -35,42 +37,70 @@ type triaged struct {
 // versionRef is the j-th record read from shard i.
 type versionRef struct{ shard, j int32 }
 
+// versionsByID is every version doctor kept, by ID, each ID's in the order
+// read: the ties and the versions made apart are looked for in it.
+func versionsByID(results []shardCheck) map[string][]versionRef {
+	byID := map[string][]versionRef{}
+	for i, r := range results {
+		for j, v := range r.versions {
+			byID[v.id] = append(byID[v.id], versionRef{int32(i), int32(j)})
+		}
+	}
+	return byID
+}
+
+// rereader reads again the shards of the few versions a check needs whole,
+// each shard once.
+type rereader struct {
+	s       *Store
+	files   []string
+	results []shardCheck
+	read    map[int32][]*record.Record
+}
+
+func (s *Store) rereader(files []string, results []shardCheck) *rereader {
+	return &rereader{s: s, files: files, results: results, read: map[int32][]*record.Record{}}
+}
+
+// get is the version ref names, or nil if its shard changed since it was
+// checked.
+func (rr *rereader) get(ref versionRef) *record.Record {
+	recs, ok := rr.read[ref.shard]
+	if !ok {
+		if data, err := os.ReadFile(rr.files[ref.shard]); err == nil {
+			recs, _, _ = kinds.ParseShard(rr.s.Rel(rr.files[ref.shard]), data)
+		}
+		rr.read[ref.shard] = recs
+	}
+	want := rr.results[ref.shard].versions[ref.j]
+	if int(ref.j) >= len(recs) || recs[ref.j].ID != want.id || !recs[ref.j].Time.Equal(want.time) {
+		return nil
+	}
+	return recs[ref.j]
+}
+
 // ties reports the versions of one ID with the same timestamp but
 // different content. Candidates (same ID, same timestamp) are found from
 // what the check kept; only their shards are read again, to compare
 // content: the same version reached the store twice is harmless.
-func (s *Store) ties(files []string, results []shardCheck) []Problem {
-	byID := map[string][]versionRef{}
+func (s *Store) ties(results []shardCheck, byID map[string][]versionRef, rr *rereader) []Problem {
 	var pairs [][2]versionRef
-	for i, r := range results {
-		for j, v := range r.versions {
-			ref := versionRef{int32(i), int32(j)}
-			for _, o := range byID[v.id] {
-				if results[o.shard].versions[o.j].time.Equal(v.time) {
-					pairs = append(pairs, [2]versionRef{o, ref})
+	for _, refs := range byID {
+		for b, rb := range refs {
+			for _, ra := range refs[:b] {
+				if results[ra.shard].versions[ra.j].time.Equal(results[rb.shard].versions[rb.j].time) {
+					pairs = append(pairs, [2]versionRef{ra, rb})
 				}
 			}
-			byID[v.id] = append(byID[v.id], ref)
 		}
 	}
 	if len(pairs) == 0 {
 		return nil
 	}
-	read := map[int32][]*record.Record{}
-	get := func(ref versionRef) *record.Record {
-		recs, ok := read[ref.shard]
-		if !ok {
-			if data, err := os.ReadFile(files[ref.shard]); err == nil {
-				recs, _, _ = kinds.ParseShard(s.Rel(files[ref.shard]), data)
-			}
-			read[ref.shard] = recs
-		}
-		want := results[ref.shard].versions[ref.j]
-		if int(ref.j) >= len(recs) || recs[ref.j].ID != want.id || !recs[ref.j].Time.Equal(want.time) {
-			return nil // the shard changed since it was checked
-		}
-		return recs[ref.j]
-	}
+	// In the order read: the later version of each pair, then the earlier.
+	slices.SortFunc(pairs, func(p, q [2]versionRef) int {
+		return cmp.Or(compareRefs(p[1], q[1]), compareRefs(p[0], q[0]))
+	})
 	// As Set.add: a version that repeats an earlier one is dropped, and
 	// takes part in no further pair (A, B, then A again is one tie).
 	var probs []Problem
@@ -79,7 +109,7 @@ func (s *Store) ties(files []string, results []shardCheck) []Problem {
 		if dropped[p[0]] || dropped[p[1]] {
 			continue
 		}
-		a, b := get(p[0]), get(p[1])
+		a, b := rr.get(p[0]), rr.get(p[1])
 		if a == nil || b == nil {
 			continue
 		}
@@ -102,6 +132,11 @@ func (s *Store) ties(files []string, results []shardCheck) []Problem {
 		probs = append(probs, Problem{File: b.Source.File, Line: b.Source.Line, Kind: "tie", Message: msg})
 	}
 	return probs
+}
+
+// compareRefs orders versions as doctor read them: by shard, then line.
+func compareRefs(a, b versionRef) int {
+	return cmp.Or(cmp.Compare(a.shard, b.shard), cmp.Compare(a.j, b.j))
 }
 
 // backFromPurge reports every version of a purged record other than its
