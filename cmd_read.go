@@ -7,10 +7,13 @@ import (
 	"strings"
 
 	"lore/anchor"
+	"lore/index"
 	"lore/inject"
 	"lore/kinds"
 	"lore/record"
 	"lore/store"
+
+	"github.com/spf13/pflag"
 )
 
 const listHelp = `Usage: lore list [kind] [--author NAME] [--since DATE|AGE] [--limit N] [--all] [--json]
@@ -42,14 +45,7 @@ func cmdList(ctx context.Context, e *env, args []string) error {
 	if *limit < 0 {
 		return usageError("", "list: --limit must not be negative")
 	}
-	s, err := e.openStore()
-	if err != nil {
-		return err
-	}
-	if err := filter.check(fs, s.Clock()); err != nil {
-		return err
-	}
-	snap, err := e.snapshotOf(ctx, s)
+	s, snap, err := e.filteredSnapshot(ctx, fs, &filter)
 	if err != nil {
 		return err
 	}
@@ -79,6 +75,20 @@ func cmdList(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, e.listLine(r)+by(r))
 	}
 	return nil
+}
+
+// filteredSnapshot opens the store and its index for list and search,
+// once their --author and --since read well.
+func (e *env) filteredSnapshot(ctx context.Context, fs *pflag.FlagSet, filter *recordFilter) (*store.Store, *index.Snapshot, error) {
+	s, err := e.openStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := filter.check(fs, s.Clock()); err != nil {
+		return nil, nil, err
+	}
+	snap, err := e.snapshotOf(ctx, s)
+	return s, snap, err
 }
 
 // byWhom returns what ends a listed record whose latest version someone
@@ -332,14 +342,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		}
 		kinds = append(kinds, k)
 	}
-	s, err := e.openStore()
-	if err != nil {
-		return err
-	}
-	if err := filter.check(fs, s.Clock()); err != nil {
-		return err
-	}
-	snap, err := e.snapshotOf(ctx, s)
+	s, snap, err := e.filteredSnapshot(ctx, fs, &filter)
 	if err != nil {
 		return err
 	}

@@ -150,15 +150,7 @@ func (s *Snapshot) History(id string) []*record.Record {
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *record.Record) int {
-		switch {
-		case record.Newer(b, a):
-			return -1
-		case record.Newer(a, b):
-			return 1
-		}
-		return 0
-	})
+	record.SortOldestFirst(out)
 	return slices.CompactFunc(out, func(a, b *record.Record) bool {
 		if !a.Time.Equal(b.Time) {
 			return false

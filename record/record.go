@@ -406,6 +406,20 @@ func Newer(a, b *Record) bool {
 	return string(la) > string(lb)
 }
 
+// SortOldestFirst orders versions of one record as Newer does, the one in
+// force last.
+func SortOldestFirst(h []*Record) {
+	slices.SortStableFunc(h, func(a, b *Record) int {
+		switch {
+		case Newer(b, a):
+			return -1
+		case Newer(a, b):
+			return 1
+		}
+		return 0
+	})
+}
+
 // Title is the record's one-line headline.
 func (r *Record) Title() string {
 	if r.Kind == Failure && r.ErrorType != "" {

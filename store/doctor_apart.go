@@ -135,15 +135,7 @@ func (rr *rereader) history(refs []versionRef) []*record.Record {
 }
 
 func oldestFirst(h []*record.Record) []*record.Record {
-	slices.SortStableFunc(h, func(a, b *record.Record) int {
-		switch {
-		case record.Newer(b, a):
-			return -1
-		case record.Newer(a, b):
-			return 1
-		}
-		return 0
-	})
+	record.SortOldestFirst(h)
 	h = slices.CompactFunc(h, func(a, b *record.Record) bool { return a.Time.Equal(b.Time) && sameVersion(a, b) })
 	if len(h) > maxApartVersions {
 		h = h[len(h)-maxApartVersions:]
