@@ -19,14 +19,20 @@ timestamp, no record from a newer lore, none dated over an hour ahead of
 this machine's clock, lore's .gitattributes and .gitignore in place, no
 rule that keeps the store from git, no store file git left unmerged, no
 shard that is a Git LFS pointer, no leftover temporary files, no secret
-already stored.
+already stored, no version a merge made apart from the one in force (a
+revision on another branch that the one in force overrides unseen, a
+pattern's validations that are not counted).
 
 --fix takes out of a shard only what it can prove is not a record: a JSONL
 shard's torn last line (no newline, JSON cut short: an interrupted write)
 and its conflict-marker lines (the records on both sides stay), moved to
 .lore/.local/quarantine/. It joins a record a formatter spread over several
-lines back into one line. It also writes lore's missing attribute lines
-(keeping the file's own) and removes old temporary files. A line or [[pattern]] table that does not
+lines back into one line, and separates a record appended after a torn
+fragment on its line. It keeps both sides of a patterns file in merge
+conflict when each side only added tables, writes one version of a pattern
+that counts the validations made apart (once the merge is committed), writes
+lore's missing attribute lines (keeping the file's own) and removes old
+temporary files. A line or [[pattern]] table that does not
 parse or validate may be a record with a typo, and shards are committed: it
 is never removed. Doctor names its file:line and what is wrong; edit it by
 hand, then run lore doctor again. Every rewrite is atomic and is refused if
