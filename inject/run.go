@@ -323,7 +323,7 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 			}
 			choose()
 		}
-		seen.Add(whole(r, shown))
+		seen.Add(append(whole(r, shown), seen.Found()...))
 		ev.Event, ev.Marks = receipts.Prompt, Marks(shown)
 		if r.Text == "" && len(r.Repeated) == 0 {
 			ev.Prompt = hin.Prompt // a prompt the memory had nothing for, for lore stats

@@ -30,6 +30,7 @@ type Seen struct {
 	since      time.Time
 	offset     int64
 	transcript func() []byte
+	found      []*record.Record // the session's own, found in its transcript (Found)
 }
 
 const (
@@ -119,8 +120,16 @@ func (s *Seen) Has(r *record.Record) bool {
 	if s.transcript == nil || s.since.IsZero() || r.Time.Before(s.since) {
 		return false
 	}
-	return bytes.Contains(s.transcript(), []byte(r.Short()))
+	if !bytes.Contains(s.transcript(), []byte(r.Short())) {
+		return false
+	}
+	s.found = append(s.found, r)
+	return true
 }
+
+// Found are the records Has found to be the session's own: noted as seen
+// (Add), a later prompt does not read the transcript for them again.
+func (s *Seen) Found() []*record.Record { return s.found }
 
 // Revised reports whether the session was shown an earlier version of r.
 func (s *Seen) Revised(r *record.Record) bool {

@@ -50,6 +50,11 @@ func TestSeenOwnIsNamedInTheTranscriptSinceTheContextBegan(t *testing.T) {
 	if s := OpenSeen(dir, "s"); s.Has(mine) {
 		t.Error("without Own (no transcript path), a record counts as the session's")
 	}
+	// Noted as seen, the session's own record needs no transcript again.
+	s.Add(s.Found())
+	if s := OpenSeen(dir, "s"); !s.Has(mine) || s.Has(other) {
+		t.Errorf("after noting what was found (%d records), has mine %v, other %v", len(s.Found()), s.Has(mine), s.Has(other))
+	}
 	OpenSeen(dir, "s").Reset(t0.Add(time.Hour), transcript) // a compaction
 	if s := open(); s.Has(rec(mine.ID, t0.Add(2*time.Hour))) {
 		t.Error("a record named before the compaction still counts as in the context")
