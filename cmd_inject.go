@@ -137,8 +137,8 @@ func (e *env) explain(ix *inject.Index, text string, minRelevance float64, clock
 			mark = "held back"
 		}
 		fmt.Fprintf(e.stdout, "%.3f  %-9s %s\n", sc.Score, mark, termSafe(inject.Summary(sc.Rec)))
-		fmt.Fprintf(e.stdout, "       evidence %.2f = (terms %.2f + phrases %.2f + near %.2f), coverage %.2f; share %.2f; × kind %.2f × recency %.2f × status %.2f\n",
-			sc.Evidence, sc.Terms, sc.Phrases, sc.Near, sc.Coverage, sc.Share, sc.Kind, sc.Recency, sc.Status)
+		fmt.Fprintf(e.stdout, "       evidence %.2f = (terms %.2f + phrases %.2f + near %.2f), coverage %.2f; share %.2f; meaning %s; × kind %.2f × recency %.2f × status %.2f\n",
+			sc.Evidence, sc.Terms, sc.Phrases, sc.Near, sc.Coverage, sc.Share, sc.MeaningText(), sc.Kind, sc.Recency, sc.Status)
 		fmt.Fprintf(e.stdout, "       matched: %s\n", termSafe(strings.Join(sc.Matched, ", ")))
 		if sc.Resume != 1 {
 			fmt.Fprintf(e.stdout, "       a handoff, and the prompt picks up earlier work: relevance × %g\n", sc.Resume)

@@ -11,7 +11,8 @@ import (
 
 // query is a prompt prepared for ranking.
 type query struct {
-	resumes bool // the prompt picks up earlier work (resumes.go)
+	resumes bool   // the prompt picks up earlier work (resumes.go)
+	text    string // the prompt less what asks to pick up earlier work
 
 	words  []string      // distinct stems, in order of first appearance
 	typed  []string      // the word first typed for each stem, lowercased
@@ -35,7 +36,7 @@ func (ix *Index) prepare(text string) *query {
 	if len(toks) == 0 || ix.snap.Count() == 0 {
 		return nil
 	}
-	q := &query{resumes: resumes}
+	q := &query{resumes: resumes, text: text}
 	q.words, q.typed = distinct(toks)
 	n := float64(ix.snap.Count()) + backgroundDocs
 	idf := func(df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }

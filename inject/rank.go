@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"lore/anchor"
 	"lore/config"
 	"lore/index"
 	"lore/record"
+	"lore/wordvec"
 )
 
 // Field weights: the headline (text, tags, error type) says what a record
@@ -78,6 +80,9 @@ func NewIndex(snap *index.Snapshot, cfg *config.Config) *Index {
 
 func (ix *Index) has(term string) bool { return ix.snap.HasTerm(term) }
 
+// words is the word vector table the meaning share reads.
+func (ix *Index) words() *wordvec.Table { return wordvec.Default() }
+
 // Scored is a record with its score and the factors behind it.
 type Scored struct {
 	Rec      *record.Record `json:"-"`
@@ -88,8 +93,14 @@ type Scored struct {
 	Near     float64        `json:"near"`     // other prompt words found near each other in the record
 	Coverage float64        `json:"coverage"` // share of the record's headline terms matched
 	Share    float64        `json:"share"`    // share of the prompt's specificity matched
-	// Relevance is what the gate weighs: evidence × share (× the resume
-	// boost). Evidence alone rises with every word matched; the share
+	// Meaning is the share of the prompt's words the record says, in
+	// these words or in others of like meaning (wordvec): a paraphrase
+	// of the record says much of the prompt, a prompt that shares a word
+	// or two with it little. -1: not worked out (only the strongest
+	// candidates are).
+	Meaning float64 `json:"meaning"`
+	// Relevance is what the gate weighs: evidence × share × the meaning
+	// factor (× the resume boost). Evidence alone rises with every word matched; the share
 	// tells a record that matches what the prompt is about from one that
 	// shares a word or two of it.
 	Relevance float64 `json:"relevance"`
@@ -249,7 +260,7 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 		d := int(c.d)
 		doc := ix.snap.Doc(d)
 		sc := Scored{Terms: c.terms, Status: statusFactor[doc.Status], Kind: ix.cfg.Weight(doc.Kind),
-			Recency: recency(doc.Created, o.Now, ix.cfg.Inject.HalfLifeDays), Named: 1, Code: 1, Resume: 1}
+			Recency: recency(doc.Created, o.Now, ix.cfg.Inject.HalfLifeDays), Named: 1, Code: 1, Resume: 1, Meaning: -1}
 		if q.resumes && doc.Kind == record.Handoff {
 			sc.Resume = resumeBoost
 		}
@@ -389,7 +400,7 @@ func (t *topK) findMin() {
 // and whether its code is still there.
 func (sc *Scored) score() {
 	sc.Evidence = (sc.Terms + sc.Phrases + sc.Near) * (1 + coverageBoost*sc.Coverage) * sc.Named
-	sc.Relevance = sc.Evidence * sc.Share * sc.Resume
+	sc.Relevance = sc.Evidence * sc.Share * sc.Resume * sc.meaningFactor()
 	sc.Score = sc.Evidence * sc.Kind * sc.Recency * sc.Status * sc.Code
 }
 
@@ -442,6 +453,9 @@ func (ix *Index) gate(out []Scored, q *query, masks []wordSet) {
 	if len(out) > 0 {
 		best[""] = out[0].Score // notes are measured against the best of all
 	}
+	ix.weighMeaning(out, q, func(sc *Scored) bool {
+		return sc.Score > 0 && sc.Score >= relativeCut*best[answer(sc.Rec.Kind)] && sc.Relevance*meaningCap >= minRel
+	})
 	for i := range out {
 		sc := &out[i]
 		switch {
@@ -455,6 +469,30 @@ func (ix *Index) gate(out []Scored, q *query, masks []wordSet) {
 			sc.Inject = true
 			sc.Why = fmt.Sprintf("relevance %.2f ≥ %.2f and score within %.0f%% of the best %s", sc.Relevance, minRel, 100*relativeCut, answerName(sc.Rec.Kind))
 		}
+	}
+}
+
+// weighMeaning works out the meaning share (Scored.Meaning) of the
+// strongest of out that the gate could let through (open), and their
+// relevance with it. The others' does not change what the gate says of
+// them, and it costs a look-up of each of their words.
+func (ix *Index) weighMeaning(out []Scored, q *query, open func(*Scored) bool) {
+	for _, w := range q.typed {
+		if !isASCII(w) {
+			return // the table knows English written in ASCII: a prompt in other scripts keeps the words' relevance
+		}
+	}
+	var meaning *wordvec.Query
+	for i := range out[:min(len(out), phraseCandidates)] {
+		sc := &out[i]
+		if !open(sc) {
+			continue
+		}
+		if meaning == nil {
+			meaning = ix.words().Query(q.text)
+		}
+		sc.Meaning = meaning.Share(recordText(sc.Rec), meaningFloor)
+		sc.score()
 	}
 }
 
@@ -502,8 +540,8 @@ func ScoreRule() string {
 // GateRule says in one line what the gate asks of a candidate, for
 // explanations.
 func GateRule(minRel float64) string {
-	return fmt.Sprintf("relevance = evidence × share (× %g for a handoff when the prompt picks up earlier work) ≥ %.2f (min_relevance), and score above 0 and ≥ %.0f%% of the best (of failures, or of decisions and patterns, for those)",
-		resumeBoost, minRel, 100*relativeCut)
+	return fmt.Sprintf("relevance = evidence × share × meaning factor (e^(%g × (meaning − %g)), at most %g, and at most 1 unless the meaning exceeds the share) (× %g for a handoff when the prompt picks up earlier work) ≥ %.2f (min_relevance), and score above 0 and ≥ %.0f%% of the best (of failures, or of decisions and patterns, for those)",
+		meaningWeight, meaningPivot, meaningCap, resumeBoost, minRel, 100*relativeCut)
 }
 
 // Ranking constants, tuned on the dev half of the relevance evaluation
@@ -523,8 +561,65 @@ const (
 	unseenWeight     = 1.0  // specificity of a prompt word no record holds: as one record's word
 	resumeBoost      = 3.0  // a handoff's relevance when the prompt picks up earlier work (resumes.go)
 	maxKeywords      = 64   // keywords of a prompt that count, in words' worth (see distinct)
-
 )
+
+// The meaning factor's constants (meaningFactor), chosen on the dev half
+// like the rest (dec-yhw833fj in lore's memory: the grid and the rule).
+const (
+	meaningFloor  = 0.3 // a word's nearest word in the record counts above this cosine
+	meaningWeight = 7.0 // relevance × e^(weight × (meaning − pivot)), at most meaningCap
+	meaningPivot  = 0.5 // the meaning share at which the factor is 1
+	// meaningCap bounds how much a paraphrase raises relevance: the
+	// meaning confirms the words' evidence, it does not replace it.
+	meaningCap = 2.0
+)
+
+// meaningFactor weighs relevance by the share of the prompt a record says
+// in any words (Scored.Meaning): above meaningPivot it raises the
+// relevance, below it lowers it; unknown (-1), it is 1.
+func meaningFactor(m float64) float64 {
+	if m < 0 {
+		return 1
+	}
+	return min(meaningCap, math.Exp(meaningWeight*(m-meaningPivot)))
+}
+
+// meaningFactor is sc's: a record raises its relevance only by what it
+// says of the prompt beyond the words it shares with it (its meaning share
+// above its share), so a record holding every word of the prompt gains
+// nothing the words did not already give it.
+func (sc *Scored) meaningFactor() float64 {
+	f := meaningFactor(sc.Meaning)
+	if f > 1 && sc.Meaning <= sc.Share {
+		return 1
+	}
+	return f
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// MeaningText shows sc's meaning share and its factor, for explanations:
+// "0.62 (× 1.93)", or "not worked out" for a candidate the gate holds
+// back whatever its meaning.
+func (sc *Scored) MeaningText() string {
+	if sc.Meaning < 0 {
+		return "not worked out"
+	}
+	return fmt.Sprintf("%.2f (× %.2f)", sc.Meaning, sc.meaningFactor())
+}
+
+// recordText is a record's words for the meaning share: the headline and
+// the body.
+func recordText(r *record.Record) string {
+	return headline(r) + " " + strings.Join(bodyFields(r), " ")
+}
 
 // recency decays from 1 toward recencyFloor with the configured half-life,
 // so an old decision still surfaces but a fresh one wins a tie.

@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestRankResumeBoostsHandoffs(t *testing.T) {
 		}
 		return out
 	}
-	plain, resumed := rank("the importer work, xlsx next"), rank("pick up the importer work, xlsx next")
+	plain, resumed := rank("the importer work, what next"), rank("pick up the importer work, what next")
 	if len(plain) != 2 || len(resumed) != 2 {
 		t.Fatalf("candidates: %v and %v, want both records each time", plain, resumed)
 	}
@@ -70,8 +71,10 @@ func TestRankResumeBoostsHandoffs(t *testing.T) {
 		if plain[id].Resume != 1 || resumed[id].Resume != want {
 			t.Errorf("%s: resume boost %v without the phrase and %v with it, want 1 and %v", id, plain[id].Resume, resumed[id].Resume, want)
 		}
-		if got := resumed[id].Evidence * resumed[id].Share * want; got != resumed[id].Relevance {
-			t.Errorf("%s: relevance %v, want evidence × share × boost = %v", id, resumed[id].Relevance, got)
+		for _, sc := range []Scored{plain[id], resumed[id]} {
+			if got := sc.Evidence * sc.Share * sc.Resume * sc.meaningFactor(); math.Abs(got-sc.Relevance) > 1e-9 {
+				t.Errorf("%s: relevance %v, want evidence × share × boost × meaning factor = %v", id, sc.Relevance, got)
+			}
 		}
 	}
 	if ho := resumed["ho-aaaaaaaa"]; !ho.Inject || plain["ho-aaaaaaaa"].Inject {

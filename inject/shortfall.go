@@ -21,7 +21,7 @@ const (
 	maxNamed   = 4
 )
 
-// shortfall names the factor of sc's relevance (evidence × share) that
+// shortfall names the factor of sc's relevance (evidence × share × meaning) that
 // kept it under minRel, in the prompt's words as typed (mask: the words sc
 // matched). Evidence is short when even a record matching every word of
 // the prompt as well would be under it: the words it matches are common
@@ -42,7 +42,7 @@ func (q *query) shortfall(sc *Scored, mask wordSet, minRel float64) string {
 		}
 	}
 	var why []string
-	full := sc.Evidence * sc.Resume // the relevance had it matched every word
+	full := sc.Evidence * sc.Resume // the relevance had it matched every word (which the meaning does not raise)
 	if full < minRel {
 		matches := "it matches"
 		if sc.Coverage == 0 {
@@ -75,7 +75,10 @@ func (q *query) shortfall(sc *Scored, mask wordSet, minRel float64) string {
 		why = append(why, "low share: nothing in it matches "+q.list(missing, maxNamed))
 	}
 	if len(why) == 0 { // not reached: relevance under minRel has one of them short
-		return "too few of the prompt's specific words match"
+		why = append(why, "too few of the prompt's specific words match")
+	}
+	if f := sc.meaningFactor(); f < 1 {
+		why = append(why, fmt.Sprintf("it says %.0f%% of the prompt, in these words or others like them (meaning × %.2f)", 100*sc.Meaning, f))
 	}
 	return strings.Join(why, "; ")
 }
