@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // runInGroup runs git as the leader of a process group of its own, and
@@ -91,6 +92,17 @@ func (r *signalRelay) start(cmd *exec.Cmd) (remove func(), err error) {
 		r.mu.Lock()
 		delete(r.groups, group)
 		r.mu.Unlock()
+		// A git that ended of a relayed signal ends before lore has sent
+		// the signal to itself: wait for forward to have sent it (it
+		// holds starting until then), and give it time to land, rather
+		// than carry on and exit as if git had failed (seen under the
+		// race detector: exit status 1 instead of death by SIGINT).
+		r.starting.RLock()
+		dying := r.dying
+		r.starting.RUnlock()
+		if dying != 0 {
+			time.Sleep(time.Second)
+		}
 	}, nil
 }
 
