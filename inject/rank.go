@@ -8,13 +8,11 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"lore/anchor"
 	"lore/config"
 	"lore/index"
 	"lore/record"
-	"lore/wordvec"
 )
 
 // Field weights: the headline (text, tags, error type) says what a record
@@ -79,9 +77,6 @@ func NewIndex(snap *index.Snapshot, cfg *config.Config) *Index {
 }
 
 func (ix *Index) has(term string) bool { return ix.snap.HasTerm(term) }
-
-// words is the word vector table the meaning share reads.
-func (ix *Index) words() *wordvec.Table { return wordvec.Default() }
 
 // Scored is a record with its score and the factors behind it.
 type Scored struct {
@@ -472,30 +467,6 @@ func (ix *Index) gate(out []Scored, q *query, masks []wordSet) {
 	}
 }
 
-// weighMeaning works out the meaning share (Scored.Meaning) of the
-// strongest of out that the gate could let through (open), and their
-// relevance with it. The others' does not change what the gate says of
-// them, and it costs a look-up of each of their words.
-func (ix *Index) weighMeaning(out []Scored, q *query, open func(*Scored) bool) {
-	for _, w := range q.typed {
-		if !isASCII(w) {
-			return // the table knows English written in ASCII: a prompt in other scripts keeps the words' relevance
-		}
-	}
-	var meaning *wordvec.Query
-	for i := range out[:min(len(out), phraseCandidates)] {
-		sc := &out[i]
-		if !open(sc) {
-			continue
-		}
-		if meaning == nil {
-			meaning = ix.words().Query(q.text)
-		}
-		sc.Meaning = meaning.Share(recordText(sc.Rec), meaningFloor)
-		sc.score()
-	}
-}
-
 // answer groups the kinds for the gate's relative cut: what went wrong (a
 // failure) and what to do about it (a decision or a pattern) answer a
 // prompt apart, so a failure echoing a pasted error does not push out the
@@ -562,64 +533,6 @@ const (
 	resumeBoost      = 3.0  // a handoff's relevance when the prompt picks up earlier work (resumes.go)
 	maxKeywords      = 64   // keywords of a prompt that count, in words' worth (see distinct)
 )
-
-// The meaning factor's constants (meaningFactor), chosen on the dev half
-// like the rest (dec-yhw833fj in lore's memory: the grid and the rule).
-const (
-	meaningFloor  = 0.3 // a word's nearest word in the record counts above this cosine
-	meaningWeight = 7.0 // relevance × e^(weight × (meaning − pivot)), at most meaningCap
-	meaningPivot  = 0.5 // the meaning share at which the factor is 1
-	// meaningCap bounds how much a paraphrase raises relevance: the
-	// meaning confirms the words' evidence, it does not replace it.
-	meaningCap = 2.0
-)
-
-// meaningFactor weighs relevance by the share of the prompt a record says
-// in any words (Scored.Meaning): above meaningPivot it raises the
-// relevance, below it lowers it; unknown (-1), it is 1.
-func meaningFactor(m float64) float64 {
-	if m < 0 {
-		return 1
-	}
-	return min(meaningCap, math.Exp(meaningWeight*(m-meaningPivot)))
-}
-
-// meaningFactor is sc's: a record raises its relevance only by what it
-// says of the prompt beyond the words it shares with it (its meaning share
-// above its share), so a record holding every word of the prompt gains
-// nothing the words did not already give it.
-func (sc *Scored) meaningFactor() float64 {
-	f := meaningFactor(sc.Meaning)
-	if f > 1 && sc.Meaning <= sc.Share {
-		return 1
-	}
-	return f
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// MeaningText shows sc's meaning share and its factor, for explanations:
-// "0.62 (× 1.93)", or "not worked out" for a candidate the gate holds
-// back whatever its meaning.
-func (sc *Scored) MeaningText() string {
-	if sc.Meaning < 0 {
-		return "not worked out"
-	}
-	return fmt.Sprintf("%.2f (× %.2f)", sc.Meaning, sc.meaningFactor())
-}
-
-// recordText is a record's words for the meaning share: the headline and
-// the body.
-func recordText(r *record.Record) string {
-	return headline(r) + " " + strings.Join(bodyFields(r), " ")
-}
 
 // recency decays from 1 toward recencyFloor with the configured half-life,
 // so an old decision still surfaces but a fresh one wins a tie.
