@@ -217,6 +217,13 @@ func (s *scale) size(n int) {
 		if err := gitTry(pristine, 5*time.Minute, "commit", "-q", "-m", "store"); err != nil {
 			t.Fatal(err)
 		}
+		// The generated handoffs name commits no repository has, which
+		// sends resume to look for the commit that brought the handoff
+		// (rewritten history): the latest handoff is made as a user's is,
+		// at the commit it follows.
+		(&runner{t: t, bin: s.bin, dir: pristine}).run(nil, "handoff", "where the generated work stopped", "--next", "time the session start")
+		gitRun(t, pristine, 0, "add", "-A", ".lore")
+		gitRun(t, pristine, 0, "commit", "-q", "-m", "handoff")
 		packObjects(t, pristine)
 		commitNote = "committed and packed in " + secs(time.Since(start))
 	} else if errors.Is(err, context.DeadlineExceeded) {
