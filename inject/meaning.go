@@ -14,9 +14,6 @@ import (
 // prompt's words or in others of like meaning (wordvec), which weighs the
 // gate's relevance.
 
-// words is the word vector table the meaning share reads.
-func (ix *Index) words() *wordvec.Table { return wordvec.Default() }
-
 // weighMeaning works out the meaning share (Scored.Meaning) of the
 // strongest of out that the gate could let through (open), and their
 // relevance with it. The others' does not change what the gate says of
@@ -34,9 +31,9 @@ func (ix *Index) weighMeaning(out []Scored, q *query, open func(*Scored) bool) {
 			continue
 		}
 		if meaning == nil {
-			meaning = ix.words().Query(q.text)
+			meaning = wordvec.Default().Query(meaningWords(withoutPaths(q.text)))
 		}
-		sc.Meaning = meaning.Share(recordText(sc.Rec), meaningFloor)
+		sc.Meaning = meaning.Share(meaningWords(recordText(sc.Rec)), meaningFloor)
 		sc.score()
 	}
 }
@@ -44,9 +41,9 @@ func (ix *Index) weighMeaning(out []Scored, q *query, open func(*Scored) bool) {
 // The meaning factor's constants (meaningFactor), chosen on the dev half
 // like the rest (dec-yhw833fj in lore's memory: the grid and the rule).
 const (
-	meaningFloor  = 0.3 // a word's nearest word in the record counts above this cosine
-	meaningWeight = 7.0 // relevance × e^(weight × (meaning − pivot)), at most meaningCap
-	meaningPivot  = 0.5 // the meaning share at which the factor is 1
+	meaningFloor  = 0.3  // a word's nearest word in the record counts above this cosine
+	meaningWeight = 8.0  // relevance × e^(weight × (meaning − pivot)), at most meaningCap
+	meaningPivot  = 0.52 // the meaning share at which the factor is 1
 	// meaningCap bounds how much a paraphrase raises relevance: the
 	// meaning confirms the words' evidence, it does not replace it.
 	meaningCap = 2.0
@@ -91,6 +88,33 @@ func (sc *Scored) MeaningText() string {
 		return "not worked out"
 	}
 	return fmt.Sprintf("%.2f (× %.2f)", sc.Meaning, sc.meaningFactor())
+}
+
+// meaningWords are text's words for the meaning share: as the table's
+// text was split (wordvec.Tokens), less the stopwords the keywords leave
+// out too.
+func meaningWords(text string) []string {
+	ws := wordvec.Tokens(text)
+	out := ws[:0]
+	for _, w := range ws {
+		if !stopwords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// withoutPaths is a prompt less its paths and addresses (a field with two
+// slashes or more, or a backslash): they say where, not what about, and a
+// pasted stack trace is mostly paths.
+func withoutPaths(prompt string) string {
+	var kept []string
+	for _, f := range strings.Fields(prompt) {
+		if strings.Count(f, "/") < 2 && !strings.Contains(f, "\\") {
+			kept = append(kept, f)
+		}
+	}
+	return strings.Join(kept, " ")
 }
 
 // recordText is a record's words for the meaning share: the headline and

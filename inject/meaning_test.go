@@ -2,11 +2,13 @@ package inject
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
 	"lore/index"
 	"lore/record"
+	"lore/wordvec"
 )
 
 func meaningStore(t *testing.T, texts ...string) *Index {
@@ -52,7 +54,7 @@ func TestMeaningWeighsRelevance(t *testing.T) {
 	// The unrelated record is held back before its meaning is needed;
 	// worked out as the gate would, it is lower.
 	q := ix.prepare("ubuntu refuses to let pip install packages globally")
-	if m := ix.words().Query(q.text).Share(recordText(dates.Rec), meaningFloor); !(pip.Meaning > m) {
+	if m := wordvec.Default().Query(meaningWords(withoutPaths(q.text))).Share(meaningWords(recordText(dates.Rec)), meaningFloor); !(pip.Meaning > m) {
 		t.Errorf("meaning of the paraphrase %.2f is not above the unrelated record's %.2f", pip.Meaning, m)
 	}
 }
@@ -78,6 +80,22 @@ func TestMeaningLeavesOtherScripts(t *testing.T) {
 			if sc.Meaning != -1 || sc.meaningFactor() != 1 {
 				t.Errorf("%q → %q: meaning %v, factor %v; want not worked out (-1, 1)", p, sc.Rec.Text, sc.Meaning, sc.meaningFactor())
 			}
+		}
+	}
+}
+
+// A pasted path says where, not what about: its parts are left out of the
+// prompt's meaning (the words around it stay).
+func TestMeaningLeavesOutPaths(t *testing.T) {
+	ws := meaningWords(withoutPaths(`ImportError from /venv/lib/python3.9/site-packages/markupsafe/__init__.py and C:\Users\dev\app.py, see docker/compose`))
+	for _, w := range []string{"venv", "site", "packages", "users", "app"} {
+		if slices.Contains(ws, w) {
+			t.Errorf("%q of a path is a meaning word: %q", w, ws)
+		}
+	}
+	for _, w := range []string{"import", "error", "docker", "compose"} {
+		if !slices.Contains(ws, w) {
+			t.Errorf("%q is not a meaning word: %q", w, ws)
 		}
 	}
 }

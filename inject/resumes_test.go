@@ -63,7 +63,7 @@ func TestRankResumeBoostsHandoffs(t *testing.T) {
 		}
 		return out
 	}
-	plain, resumed := rank("the importer work, what next"), rank("pick up the importer work, what next")
+	plain, resumed := rank("the importer work"), rank("pick up the importer work")
 	if len(plain) != 2 || len(resumed) != 2 {
 		t.Fatalf("candidates: %v and %v, want both records each time", plain, resumed)
 	}

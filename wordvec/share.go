@@ -1,9 +1,6 @@
 package wordvec
 
-import (
-	"math"
-	"strings"
-)
+import "math"
 
 // A Query is a text prepared for Share: its distinct words, each with
 // its weight and its entry in the table (-1: a word the table lacks), and
@@ -42,19 +39,11 @@ func (t *Table) entry(w string) entry {
 	return entry{off, math.Sqrt(float64(dot(v, v)))}
 }
 
-// Query prepares text for Share. Paths and addresses in it (a field with
-// two slashes or more, or a backslash) are left out: they say where, not
-// what about, and a pasted stack trace is mostly paths.
-func (t *Table) Query(text string) *Query {
+// Query prepares words (as Tokens splits a text) for Share.
+func (t *Table) Query(words []string) *Query {
 	q := &Query{t: t, known: map[string]*known{}}
 	seen := map[string]bool{}
-	var kept []string
-	for _, f := range strings.Fields(text) {
-		if strings.Count(f, "/") < 2 && !strings.Contains(f, "\\") {
-			kept = append(kept, f)
-		}
-	}
-	for _, w := range Words(strings.Join(kept, " ")) {
+	for _, w := range words {
 		if seen[w] {
 			continue
 		}
@@ -70,12 +59,12 @@ func (t *Table) Query(text string) *Query {
 	return q
 }
 
-// Share is how much of the query text says, weighted by how telling each
-// of the query's words is: a word text holds counts fully, a word whose
-// nearest word in text is similar counts by how similar (nothing at a
-// cosine of floor or below, all of it at 1), any other word not at all.
-// It is 0 to 1, and 0 for a query without words.
-func (q *Query) Share(text string, floor float64) float64 {
+// Share is how much of the query a text's words say, weighted by how
+// telling each of the query's words is: a word the text holds counts
+// fully, a word whose nearest word in the text is similar counts by how
+// similar (nothing at a cosine of floor or below, all of it at 1), any
+// other word not at all. It is 0 to 1, and 0 for a query without words.
+func (q *Query) Share(words []string, floor float64) float64 {
 	if q.total == 0 {
 		return 0
 	}
@@ -84,7 +73,7 @@ func (q *Query) Share(text string, floor float64) float64 {
 	for k := range best {
 		best[k] = -1
 	}
-	for _, w := range Words(text) {
+	for _, w := range words {
 		if has[w] {
 			continue
 		}

@@ -144,7 +144,7 @@ func readCounts(path string) (map[string]int, int, error) {
 }
 
 // readVectors keeps the vectors of words the tokenizer can produce (as
-// wordvec.Words splits text) and that have a count.
+// wordvec.Tokens splits text) and that have a count.
 func readVectors(path string, counts map[string]int) ([]wordvec.Entry, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -168,7 +168,7 @@ func readVectors(path string, counts map[string]int) ([]wordvec.Entry, int, erro
 			return nil, 0, fmt.Errorf("%s:%d: want a word and %d numbers", path, n, dim)
 		}
 		w := fields[0]
-		if ws := wordvec.Words(w); len(ws) != 1 || ws[0] != w || len(w) > 255 || counts[w] == 0 {
+		if ws := wordvec.Tokens(w); len(ws) != 1 || ws[0] != w || len(w) > 255 || counts[w] == 0 {
 			continue
 		}
 		v := make([]float64, dim)
