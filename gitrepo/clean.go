@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"lore/internal/mmapfile"
 )
 
 // git status reads the whole index, a store's shards included, whatever
@@ -73,17 +75,17 @@ func cleanStatus(getenv func(string) string, dir, exclude string) (st *Status, o
 	if err != nil {
 		return nil, false
 	}
-	data, err := os.ReadFile(idxPath)
-	if err != nil {
-		return nil, false
-	}
 	hashSize := r.hashSize()
 	files := map[string]trackedFile{}
-	tree, err := walkIndex(data, hashSize, func(name []byte, e rawEntry) {
-		if len(files) <= maxCleanFiles && bytes.HasPrefix(name, []byte(under)) && (skip == "" || !bytes.HasPrefix(name, []byte(skip))) {
-			s, ns := e.ctime()
-			files[string(name)] = trackedFile{e.entry(), e.mode(), s, ns}
-		}
+	var tree string
+	err = mmapfile.Read(idxPath, func(data []byte) (err error) { // mapped, as readIndex does
+		tree, err = walkIndex(data, hashSize, func(name []byte, e rawEntry) {
+			if len(files) <= maxCleanFiles && bytes.HasPrefix(name, []byte(under)) && (skip == "" || !bytes.HasPrefix(name, []byte(skip))) {
+				s, ns := e.ctime()
+				files[string(name)] = trackedFile{e.entry(), e.mode(), s, ns}
+			}
+		})
+		return err
 	})
 	if err != nil || tree == "" || len(files) > maxCleanFiles {
 		return nil, false

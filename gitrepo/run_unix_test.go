@@ -87,7 +87,7 @@ func TestASignalToLoreReachesGit(t *testing.T) {
 			if signal.Ignored(sig) {
 				t.Skipf("%v is ignored here, and so in the helper", sig)
 			}
-			bin, pids := t.TempDir(), t.TempDir()
+			bin, pids, work := t.TempDir(), t.TempDir(), t.TempDir()
 			pidFile := filepath.Join(pids, "sleep")
 			// The child runs in the foreground, as git's own children do:
 			// a background one of a shell ignores SIGINT.
@@ -96,7 +96,9 @@ func TestASignalToLoreReachesGit(t *testing.T) {
 				t.Fatal(err)
 			}
 			helper := exec.Command(os.Args[0], "-test.run=^TestSignalHelper$")
-			helper.Env = append(os.Environ(), "GITREPO_SIGNAL_HELPER=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			// The helper works in a directory of this test's: killed by the
+			// signal, it never runs its own cleanup.
+			helper.Env = append(os.Environ(), "GITREPO_SIGNAL_HELPER="+work, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 			helper.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // go test is no part of this
 			if err := helper.Start(); err != nil {
 				t.Fatal(err)
@@ -134,12 +136,13 @@ func TestASignalToLoreReachesGit(t *testing.T) {
 // TestSignalHelper is TestASignalToLoreReachesGit's helper: it runs git
 // until a signal ends it.
 func TestSignalHelper(t *testing.T) {
-	if os.Getenv("GITREPO_SIGNAL_HELPER") == "" {
+	work := os.Getenv("GITREPO_SIGNAL_HELPER")
+	if work == "" {
 		t.Skip("the helper process of TestASignalToLoreReachesGit")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	_, err := Run(ctx, nil, t.TempDir(), "rev-parse", "HEAD")
+	_, err := Run(ctx, nil, work, "rev-parse", "HEAD")
 	t.Errorf("Run returned (%v): the signal did not end the helper", err)
 }
 

@@ -61,3 +61,29 @@ func keyOf(fi os.FileInfo) (fileKey, bool) {
 	}
 	return fileKey{uint64(st.Dev), uint64(st.Ino), fi.Size()}, true // Dev and Ino types differ by platform
 }
+
+// Read calls read with the file's bytes, mapped only for the call: a
+// reader that keeps nothing of them (copies what it needs) pays neither
+// for a copy in its heap nor for a mapping that outlives it, which
+// matters for a file replaced often, such as git's index, in a process
+// that runs long (lore mcp). read must not keep data.
+func Read(path string, read func(data []byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() == 0 {
+		return read(nil)
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return err
+	}
+	defer syscall.Munmap(data)
+	return read(data)
+}
