@@ -42,3 +42,23 @@ func TestMapsAFileOnce(t *testing.T) {
 		t.Errorf("after growing: %q", d)
 	}
 }
+
+func TestReadGivesTheBytesForTheCallOnly(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "index")
+	if err := os.WriteFile(path, []byte("DIRC and more"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := Read(path, func(data []byte) error { got = string(data); return nil }); err != nil || got != "DIRC and more" {
+		t.Errorf("Read = %q, %v", got, err)
+	}
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, nil, 0o644)
+	if err := Read(empty, func(data []byte) error { got = string(data); return nil }); err != nil || got != "" {
+		t.Errorf("Read of an empty file = %q, %v", got, err)
+	}
+	if err := Read(filepath.Join(dir, "missing"), func([]byte) error { t.Error("called for a missing file"); return nil }); !os.IsNotExist(err) {
+		t.Errorf("Read of a missing file = %v, want not exist", err)
+	}
+}
