@@ -37,6 +37,10 @@ type IndexEntry struct {
 type GitIndex struct {
 	Entries      map[string]IndexEntry // by path below the prefix read
 	WrittenMtime int64                 // the index file's mtime, in nanoseconds
+	// Tree is the object ID of the tree the whole index would write, from
+	// its cache: "" when git has not worked it out since the index last
+	// changed. Equal to HEAD's (Repo.HeadTree), nothing is staged.
+	Tree string
 }
 
 // ErrIndexFormat means the index is in a form ReadIndex does not read
@@ -132,7 +136,8 @@ func parseIndexOf(data []byte, hashSize int, prefix string, want map[string]bool
 		n = uint32(len(want))
 	}
 	idx := &GitIndex{Entries: make(map[string]IndexEntry, min(n, 1<<16))}
-	_, err := walkIndex(data, hashSize, func(name []byte, e rawEntry) {
+	var err error
+	idx.Tree, err = walkIndex(data, hashSize, func(name []byte, e rawEntry) {
 		if !bytes.HasPrefix(name, []byte(prefix)) {
 			return
 		}

@@ -135,3 +135,14 @@ func treeLine(compressed io.Reader, loose bool, hashSize int) (string, bool) {
 	}
 	return string(tree[:2*hashSize]), true
 }
+
+// HeadTree is the object ID of the tree HEAD's commit holds, read from a
+// loose object or a pack without running git; ok is false without a
+// commit or when lore cannot read it.
+func (r *Repo) HeadTree() (tree string, ok bool) {
+	_, commit, ok := r.head()
+	if !ok {
+		return "", false
+	}
+	return commitTree(r, commit, r.hashSize())
+}

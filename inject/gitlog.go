@@ -194,18 +194,20 @@ func codePaths(src *GitSource) (pathspec []string, store string) {
 }
 
 // startStoreUncommitted counts, in the background, the shards this
-// checkout captured into (store.CurrentShards) that are not committed as
-// they are. Git's index, as lore reads it, tells the shards git holds as
-// they were added, without running git: a clean store, the usual state
-// at a session's start, costs a few stats. Only the shards it cannot
-// vouch for are asked of git status (all of the store, should lore not
-// read git's index).
+// checkout wrote to (store.WrittenShards: its current ones and those it
+// wrote before HEAD last moved, which a commit of the code alone leaves
+// behind) that are not committed as they are. Git's index, as lore reads
+// it, tells the shards git holds as they were added, without running git;
+// and when the tree it would write is HEAD's, nothing is staged either: a
+// clean store, the usual state at a session's start, costs a few stats.
+// Only the shards it cannot vouch for are asked of git status (all of the
+// store, should lore not read git's index).
 func startStoreUncommitted(ctx context.Context, src *GitSource, storeRel string) func() int {
 	done := make(chan int, 1)
 	go func() {
-		shards := store.CurrentShards(src.Store)
+		shards := store.WrittenShards(src.Store)
 		if len(shards) == 0 {
-			done <- 0 // this checkout captured nothing since HEAD last moved
+			done <- 0 // this checkout never captured
 			return
 		}
 		ask := []string{storeRel}
@@ -216,13 +218,18 @@ func startStoreUncommitted(ctx context.Context, src *GitSource, storeRel string)
 			}
 			if idx, err := gitrepo.ReadIndexOf(repo, storeRel+"/", slashed); err == nil {
 				ask = nil
+				// A shard added to git's index (git add) but not committed
+				// matches it all the same: unless the index holds HEAD's
+				// tree, git says which are staged.
+				head, ok := repo.HeadTree()
+				staged := !ok || idx.Tree != head
 				for _, rel := range shards {
 					fi, err := os.Lstat(filepath.Join(src.Store, rel))
 					if err != nil {
 						continue // gone: a checkout removed it
 					}
 					e, ok := idx.Entries[filepath.ToSlash(rel)]
-					if !ok || idx.MayDiffer(e, fi.Size(), fi.ModTime().UnixNano(), gitrepo.Inode(fi)) {
+					if !ok || staged || idx.MayDiffer(e, fi.Size(), fi.ModTime().UnixNano(), gitrepo.Inode(fi)) {
 						ask = append(ask, storeRel+"/"+filepath.ToSlash(rel))
 					}
 				}

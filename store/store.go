@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -210,10 +211,33 @@ func (s *Store) shardPath(k record.Kind, o record.Origin, now time.Time) (string
 		}
 	}
 	rel := prefix + randomName(8) + k.Ext()
+	if old := CurrentShard(s, k); old != "" {
+		rememberEarlier(s, old)
+	}
 	if err := WriteAtomic(state, []byte(rel+"\n")); err != nil {
 		return "", err
 	}
 	return filepath.Join(s.Dir, rel), nil
+}
+
+// maxEarlierShards bounds the shards a checkout remembers having written
+// to before its current ones: a shard HEAD moved away from before it was
+// committed is one the resume view still counts as not committed.
+const maxEarlierShards = 32
+
+// earlierShards is where a checkout lists the shards it wrote before its
+// current ones, newest last.
+func earlierShards(s *Store) string { return filepath.Join(s.Dir, LocalDir, "shards-earlier") }
+
+// rememberEarlier adds rel to the earlier shards. Called with the store
+// locked; a list that cannot be written only costs the resume view its
+// count of that shard.
+func rememberEarlier(s *Store, rel string) {
+	b, _ := os.ReadFile(earlierShards(s))
+	list := slices.DeleteFunc(strings.Fields(string(b)), func(e string) bool { return e == rel })
+	list = append(list, rel)
+	list = list[max(0, len(list)-maxEarlierShards):]
+	_ = WriteAtomic(earlierShards(s), []byte(strings.Join(list, "\n")+"\n"))
 }
 
 func shardState(s *Store, k record.Kind) string {
@@ -230,13 +254,21 @@ func CurrentShard(s *Store, k record.Kind) string {
 	return strings.TrimSpace(string(b))
 }
 
-// CurrentShards names (relative to the store at dir) the shards this
-// checkout appends to, one per kind that has one: what its captures since
-// HEAD last moved were written to.
-func CurrentShards(dir string) []string {
+// WrittenShards names (relative to the store at dir) the shards this
+// checkout has written to: the ones it appends to, one per kind that has
+// one, and up to maxEarlierShards it appended to before HEAD last moved,
+// which a commit of the code alone leaves behind uncommitted.
+func WrittenShards(dir string) []string {
+	s := &Store{Dir: dir}
 	var out []string
 	for _, k := range record.AllKinds() {
-		if rel := CurrentShard(&Store{Dir: dir}, k); rel != "" {
+		if rel := CurrentShard(s, k); rel != "" {
+			out = append(out, rel)
+		}
+	}
+	b, _ := os.ReadFile(earlierShards(s))
+	for _, rel := range strings.Fields(string(b)) {
+		if !slices.Contains(out, rel) {
 			out = append(out, rel)
 		}
 	}
