@@ -56,10 +56,13 @@ func cmdList(ctx context.Context, e *env, args []string) error {
 	if !filter.active() {
 		recs = snap.Newest(*limit, kinds, keep)
 	} else {
-		// Who wrote a record and when are read from its versions: every
-		// record of the kinds is decoded, then cut to the limit.
-		for _, r := range snap.Newest(0, kinds, keep) {
-			if filter.keep(r, snap.History) && (*limit == 0 || len(recs) < *limit) {
+		// Who wrote a record and when are read from its versions: the
+		// records are decoded newest first until the limit is reached.
+		for r := range snap.NewestFirst(kinds, keep) {
+			if *limit > 0 && len(recs) == *limit {
+				break
+			}
+			if filter.keep(r, snap.History) {
 				recs = append(recs, r)
 			}
 		}

@@ -511,3 +511,36 @@ func TestUnchangedSeesAShownPatternEditedInPlace(t *testing.T) {
 		t.Error("a snapshot of records in memory is not Unchanged")
 	}
 }
+
+// NewestFirst yields what Newest(0) returns, in its order, across its
+// rounds (64, then 512, then all), and stops where its caller stops.
+func TestNewestFirstIsNewestInTurn(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var recs []*record.Record
+	for i := range 700 {
+		created := base.Add(time.Duration(i*7919%700) * time.Hour) // not in ID order
+		recs = append(recs, &record.Record{V: record.FormatVersion, ID: fmt.Sprintf("dec-%04d", i), Kind: record.Decision,
+			Text: fmt.Sprintf("decision %d", i), Time: created, Created: created})
+	}
+	snap := SnapshotOf(recs, tokenizer())
+	all := func(record.Kind, string) bool { return true }
+	var want, got []string
+	for _, r := range snap.Newest(0, nil, all) {
+		want = append(want, r.ID)
+	}
+	for r := range snap.NewestFirst(nil, all) {
+		got = append(got, r.ID)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("NewestFirst yields %d records, %v…; Newest %d, %v…", len(got), got[:3], len(want), want[:3])
+	}
+	got = nil
+	for r := range snap.NewestFirst(nil, all) {
+		if got = append(got, r.ID); len(got) == 600 { // past the second round
+			break
+		}
+	}
+	if !slices.Equal(got, want[:600]) {
+		t.Errorf("NewestFirst stopped at 600 yields %v…", got[:3])
+	}
+}
