@@ -260,10 +260,11 @@ func (s *Snapshot) Newest(limit int, kinds []record.Kind, keep func(record.Kind,
 func (s *Snapshot) NewestFirst(kinds []record.Kind, keep func(record.Kind, string) bool) iter.Seq[*record.Record] {
 	return func(yield func(*record.Record) bool) {
 		// The newest 64, then 512, then all: a pass over the rows that
-		// keeps a few costs far less than ordering them all (a sort of
-		// 100k rows, 40 ms), which most callers stop short of; keeping
-		// thousands in order costs more than the sort (each newer one
-		// moves the rest).
+		// keeps a few costs far less than ordering them all, which most
+		// callers stop short of (an author's newest 20 of 100k records:
+		// 18 ms, against 67 ms with every row ordered first); keeping
+		// thousands in order costs more than ordering all (each newer
+		// one moves the rest: 2.5 s at 100k).
 		done := 0
 		for _, n := range []int{64, 512, 0} {
 			docs := s.newest(n, kinds, keep)

@@ -40,19 +40,17 @@ func (s *Store) shardPath(k record.Kind, o record.Origin, now time.Time) (string
 		branch = fmt.Sprintf("branch-%08x", crc32.ChecksumIEEE([]byte(o.Branch)))
 	}
 	prefix := fmt.Sprintf("%s/%s/%s-%s-", k.Dir(), now.Format(MonthDir), branch, head)
-	state := shardState(s, k)
-	if b, err := os.ReadFile(state); err == nil {
-		if rel := strings.TrimSpace(string(b)); strings.HasPrefix(rel, prefix) {
-			if _, err := os.Stat(filepath.Join(s.Dir, rel)); err == nil {
-				return filepath.Join(s.Dir, rel), nil
-			}
+	cur := CurrentShard(s, k)
+	if cur != "" && strings.HasPrefix(cur, prefix) {
+		if _, err := os.Stat(filepath.Join(s.Dir, cur)); err == nil {
+			return filepath.Join(s.Dir, cur), nil
 		}
 	}
 	rel := prefix + randomName(8) + k.Ext()
-	if old := CurrentShard(s, k); old != "" {
-		rememberEarlier(s, old)
+	if cur != "" {
+		rememberEarlier(s, cur)
 	}
-	if err := WriteAtomic(state, []byte(rel+"\n")); err != nil {
+	if err := WriteAtomic(shardState(s, k), []byte(rel+"\n")); err != nil {
 		return "", err
 	}
 	return filepath.Join(s.Dir, rel), nil
