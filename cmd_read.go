@@ -52,21 +52,7 @@ func cmdList(ctx context.Context, e *env, args []string) error {
 	keep := func(_ record.Kind, status string) bool {
 		return *all || status != record.StatusDismissed && status != record.StatusPromoted
 	}
-	var recs []*record.Record
-	if !filter.active() {
-		recs = snap.Newest(*limit, kinds, keep)
-	} else {
-		// Who wrote a record and when are read from its versions: the
-		// records are decoded newest first until the limit is reached.
-		for r := range snap.NewestFirst(kinds, keep) {
-			if *limit > 0 && len(recs) == *limit {
-				break
-			}
-			if filter.keep(r, snap.History) {
-				recs = append(recs, r)
-			}
-		}
-	}
+	recs := snap.NewestOf(*limit, kinds, keep, filter.versions())
 	if *asJSON {
 		return e.printJSON(recordsJSON(recs))
 	}
@@ -356,7 +342,8 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	}
 	res := ix.Rank(query, o)
 	if filter.active() {
-		res = slices.DeleteFunc(res, func(sc inject.Scored) bool { return !filter.keep(sc.Rec, snap.History) })
+		v := filter.versions()
+		res = slices.DeleteFunc(res, func(sc inject.Scored) bool { return !snap.HasVersion(sc.Rec.ID, v) })
 		if *limit > 0 && len(res) > *limit {
 			res = res[:*limit]
 		}

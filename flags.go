@@ -4,15 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
+	"lore/index"
 	"lore/internal/spell"
-	"lore/record"
+
+	"github.com/spf13/pflag"
 )
 
 // globalFlags are the flags lore takes before the command; --dir and
@@ -241,25 +240,18 @@ func (f *recordFilter) check(fs *pflag.FlagSet, now time.Time) error {
 // active reports whether a flag narrows the records.
 func (f *recordFilter) active() bool { return f.author != "" || !f.from.IsZero() }
 
-// keep reports whether r, a current version, or one of its earlier ones
-// (history) passes the filter. A record never revised is one version:
-// its history is not read.
-func (f *recordFilter) keep(r *record.Record, history func(id string) []*record.Record) bool {
-	if f.version(r) {
-		return true
+// versions is the filter as the index asks it of each version: nil when
+// it keeps every record.
+func (f *recordFilter) versions() *index.Versions {
+	if !f.active() {
+		return nil
 	}
-	if !r.Time.After(r.Created) || f.author == "" {
-		return false // one version; or --since alone, which the newest passes if any does
+	v := &index.Versions{From: f.from}
+	if f.author != "" {
+		author := strings.ToLower(f.author)
+		v.Author = func(by string) bool { return strings.Contains(strings.ToLower(by), author) }
 	}
-	return slices.ContainsFunc(history(r.ID), f.version)
-}
-
-// version reports whether one version passes the filter.
-func (f *recordFilter) version(v *record.Record) bool {
-	if f.author != "" && !strings.Contains(strings.ToLower(v.Author), strings.ToLower(f.author)) {
-		return false
-	}
-	return f.from.IsZero() || !v.Time.Before(f.from)
+	return v
 }
 
 // String is the filter as it was asked for, for "nothing matches".

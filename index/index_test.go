@@ -512,35 +512,97 @@ func TestUnchangedSeesAShownPatternEditedInPlace(t *testing.T) {
 	}
 }
 
-// NewestFirst yields what Newest(0) returns, in its order, across its
-// rounds (64, then 512, then all), and stops where its caller stops.
-func TestNewestFirstIsNewestInTurn(t *testing.T) {
+// NewestOf keeps the records with a matching version, read from the rows
+// (who wrote it, when), newest first; HasVersion agrees.
+func TestNewestOfMatchesEveryVersion(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var recs []*record.Record
-	for i := range 700 {
-		created := base.Add(time.Duration(i*7919%700) * time.Hour) // not in ID order
-		recs = append(recs, &record.Record{V: record.FormatVersion, ID: fmt.Sprintf("dec-%04d", i), Kind: record.Decision,
-			Text: fmt.Sprintf("decision %d", i), Time: created, Created: created})
+	version := func(id, author string, created time.Time, days int) *record.Record {
+		return &record.Record{V: record.FormatVersion, ID: id, Kind: record.Decision, Text: "decision " + id,
+			Author: author, Created: created, Time: created.Add(time.Duration(days) * 24 * time.Hour)}
+	}
+	grace, linus := "Grace Hopper <grace@example.com>", "Linus <linus@example.com>"
+	recs := []*record.Record{
+		version("dec-a", grace, base, 0),                   // Grace's, old
+		version("dec-b", linus, base.Add(time.Hour), 0),    // Linus's, old
+		version("dec-b", grace, base.Add(time.Hour), 30),   // revised by Grace later
+		version("dec-c", linus, base.Add(2*time.Hour), 0),  // Linus's, old
+		version("dec-c", linus, base.Add(2*time.Hour), 40), // revised by Linus later
+		version("dec-d", "", base.Add(3*time.Hour), 50),    // no author
 	}
 	snap := SnapshotOf(recs, tokenizer())
+	by := func(who string, from time.Time) *Versions {
+		v := &Versions{From: from}
+		if who != "" {
+			v.Author = func(author string) bool { return strings.Contains(strings.ToLower(author), who) }
+		}
+		return v
+	}
 	all := func(record.Kind, string) bool { return true }
-	var want, got []string
-	for _, r := range snap.Newest(0, nil, all) {
-		want = append(want, r.ID)
-	}
-	for r := range snap.NewestFirst(nil, all) {
-		got = append(got, r.ID)
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("NewestFirst yields %d records, %v…; Newest %d, %v…", len(got), got[:3], len(want), want[:3])
-	}
-	got = nil
-	for r := range snap.NewestFirst(nil, all) {
-		if got = append(got, r.ID); len(got) == 600 { // past the second round
-			break
+	for _, c := range []struct {
+		match *Versions
+		want  []string // newest first
+	}{
+		{by("grace", time.Time{}), []string{"dec-b", "dec-a"}},
+		{by("linus", time.Time{}), []string{"dec-c", "dec-b"}},      // dec-b: Linus wrote its first version
+		{by("linus", base.Add(10*24*time.Hour)), []string{"dec-c"}}, // his revision of dec-c is recent
+		{by("grace", base.Add(10*24*time.Hour)), []string{"dec-b"}}, // her revision of dec-b
+		{by("", base.Add(45*24*time.Hour)), []string{"dec-d"}},      // --since alone
+		{by("nobody", time.Time{}), nil},
+	} {
+		var got []string
+		for _, r := range snap.NewestOf(0, nil, all, c.match) {
+			got = append(got, r.ID)
+		}
+		for _, id := range []string{"dec-a", "dec-b", "dec-c", "dec-d"} {
+			if snap.HasVersion(id, c.match) != slices.Contains(c.want, id) {
+				t.Errorf("HasVersion(%s) = %v, NewestOf: %v", id, !slices.Contains(c.want, id), c.want)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("got %v, want %v", got, c.want)
 		}
 	}
-	if !slices.Equal(got, want[:600]) {
-		t.Errorf("NewestFirst stopped at 600 yields %v…", got[:3])
+	if got := snap.NewestOf(1, nil, all, by("", time.Time{})); len(got) != 1 || got[0].ID != "dec-d" {
+		t.Errorf("with a limit of 1: %v", got)
+	}
+}
+
+// A version in an older segment counts for a record whose current version
+// a newer segment holds: a revision merged in after the index was built.
+func TestNewestOfReadsVersionsAcrossSegments(t *testing.T) {
+	defer func(n int) { smallSegment = n }(smallSegment)
+	smallSegment = 0 // the merged shard stays a segment of its own
+	s := newTestStore(t)
+	writeShards(t, s, 40, 3)
+	s.SetOrigin(record.Origin{Author: "Alice <alice@example.com>", Branch: "main", Commit: strings.Repeat("a", 40)})
+	r := capture(t, s, record.Decision, "use postgres")
+	age(t, s.Dir, time.Hour)
+	open(t, s, true)
+	later := r.Derive(r.Time.Add(time.Hour), record.Origin{Author: "Linus <linus@example.com>", Branch: "other"})
+	later.Text = "use postgres 17"
+	line, _ := later.MarshalLine()
+	p := filepath.Join(s.Dir, "journal", "2030-01", "other-0000000-merged.jsonl")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	when := time.Now().Add(-30 * time.Minute) // the rest keeps its times, so it is not parsed again
+	for _, f := range []string{p, filepath.Dir(p), filepath.Dir(filepath.Dir(p))} {
+		os.Chtimes(f, when, when)
+	}
+	snap := open(t, s, true)
+	if len(snap.segs) < 2 {
+		t.Fatalf("%d segments: the test needs the revision in a segment of its own", len(snap.segs))
+	}
+	all := func(record.Kind, string) bool { return true }
+	for _, who := range []string{"alice", "linus"} {
+		v := &Versions{Author: func(a string) bool { return strings.Contains(strings.ToLower(a), who) }}
+		got := snap.NewestOf(0, nil, all, v)
+		if len(got) != 1 || got[0].ID != r.ID || got[0].Text != "use postgres 17" {
+			t.Errorf("--author %s: %v", who, got)
+		}
+		if !snap.HasVersion(r.ID, v) {
+			t.Errorf("HasVersion(%s) by %s is false", r.ID, who)
+		}
 	}
 }

@@ -24,10 +24,10 @@ import (
 // Layout: magic, a header of counts and section lengths, the tokenizer's
 // version, then the sections in the order of the fields below.
 
-const segMagic = "LORESEG8"
+const segMagic = "LORESEG9"
 
 const (
-	rowSize = 56
+	rowSize = 60
 	// flagNewest marks the newest version of its ID within the segment.
 	flagNewest = 1
 	// flagPurged marks a purge's tombstone: when it is the current version,
@@ -215,6 +215,10 @@ func (s *segment) rowTime(i int) int64 { return int64(binary.LittleEndian.Uint64
 func (s *segment) rowCreated(i int) int64 { return int64(binary.LittleEndian.Uint64(s.row(i)[40:])) }
 
 func (s *segment) rowFile(i int) int { return u32(s.row(i), 5) }
+
+// rowAuthor is the reference of row i's author in the strings (see str):
+// a store holds few authors, so a caller matches each reference once.
+func (s *segment) rowAuthor(i int) int { return u32(s.row(i), 14) }
 
 func (s *segment) newest(i int) bool { return s.flags[i]&flagNewest != 0 }
 func (s *segment) purged(i int) bool { return s.flags[i]&flagPurged != 0 }

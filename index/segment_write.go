@@ -30,7 +30,7 @@ type shardFile struct {
 // 45 MB and terms as strings 24 MB, all of it scanned by every collection.
 type version struct {
 	id            string
-	fields        [nFields]uint32 // kind, status, error type, tool, numbered
+	fields        [nFields]uint32 // kind, status, error type, tool, author, numbered
 	time, created int64           // UnixNano
 	confidence    float64         // NaN: none
 	purged        bool            // a purge's tombstone, which supersedes every other version
@@ -45,6 +45,7 @@ const (
 	fStatus
 	fErrorType
 	fTool
+	fAuthor
 	nFields
 )
 
@@ -55,7 +56,7 @@ func newVersion(r *record.Record, enc []byte, title, body []string, dict *termDi
 	if r.Confidence != nil {
 		v.confidence = *r.Confidence
 	}
-	dict.number(v.fields[:], []string{string(r.Kind), r.Status, r.ErrorType, r.Tool})
+	dict.number(v.fields[:], []string{string(r.Kind), r.Status, r.ErrorType, r.Tool, r.Author})
 	v.terms = make([]uint32, len(title)+len(body))
 	dict.number(v.terms, title)
 	dict.number(v.terms[len(title):], body)
@@ -238,6 +239,7 @@ func encodeSegment(tokVersion string, written int64, files []*shardFile, dict *t
 		rowData.u64(uint64(v.time))
 		rowData.u64(uint64(v.created))
 		rowData.u64(math.Float64bits(v.confidence))
+		rowData.u32(ref(dict.terms[v.fields[fAuthor]]))
 		meta.b = append(meta.b, codeOf(kind), codeOf(status))
 		meta.u16(nTitle)
 		meta.u16(nBody)
