@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -81,20 +82,27 @@ func article(k record.Kind) string {
 // current version is read under the store's lock, so concurrent updates
 // each build on the one before (none is lost). The new version's timestamp
 // is after the current one even if this machine's clock is behind the
-// clone that wrote it, so it always supersedes.
+// clone that wrote it, so it always supersedes. A pattern's new version
+// counts the validations made apart from the current one (countApart).
 func (s *Store) Update(k record.Kind, ref string, change func(r *record.Record) error) (*record.Record, error) {
 	var next *record.Record
 	err := s.Transact(func(tx *Tx) error {
-		cur, err := tx.Current(k, ref)
+		hist, err := tx.History(k, ref)
 		if err != nil {
 			return err
 		}
+		cur := hist[len(hist)-1]
 		next = tx.Next(cur)
+		counted := s.countApart(context.Background(), next, hist)
 		if err := change(next); err != nil {
-			if errors.Is(err, record.ErrUnchanged) {
-				next = cur // nothing to write: the record is already so
+			if !errors.Is(err, record.ErrUnchanged) {
+				return err
 			}
-			return err
+			if !counted {
+				next = cur // nothing to write: the record is already so
+				return err
+			}
+			// The verb changes nothing, the count does: written.
 		}
 		return tx.Append(next)
 	})
@@ -211,9 +219,20 @@ func (tx *Tx) Next(cur *record.Record) *record.Record {
 }
 
 // Current reads the current version of the record of kind k that ref
-// names, from the shards that hold it and the shard this checkout appends
-// to (where any version written since the Finder last looked would be).
+// names (see History).
 func (tx *Tx) Current(k record.Kind, ref string) (*record.Record, error) {
+	hist, err := tx.History(k, ref)
+	if err != nil {
+		return nil, err
+	}
+	return hist[len(hist)-1], nil
+}
+
+// History reads every version of the record of kind k that ref names,
+// oldest first, the current one last, from the shards that hold it and
+// the shard this checkout appends to (where any version written since the
+// Finder last looked would be).
+func (tx *Tx) History(k record.Kind, ref string) ([]*record.Record, error) {
 	s := tx.s
 	wrongKind := func(err error) error {
 		var nf *NotFoundError
@@ -224,6 +243,7 @@ func (tx *Tx) Current(k record.Kind, ref string) (*record.Record, error) {
 		}
 		return err
 	}
+	var hist []*record.Record
 	if s.Finder == nil {
 		set, err := s.Load(k)
 		if err != nil {
@@ -233,42 +253,45 @@ func (tx *Tx) Current(k record.Kind, ref string) (*record.Record, error) {
 		if err != nil {
 			return nil, wrongKind(err)
 		}
-		return set.Get(id), nil
-	}
-	id, shards, err := s.Finder(ref)
-	if err != nil {
-		return nil, wrongKind(err)
-	}
-	if other, _ := record.KindOfID(id); other != k {
-		return nil, &WrongKindError{id, other, k}
-	}
-	if cur := CurrentShard(s, k); cur != "" && !slices.Contains(shards, cur) {
-		shards = append(shards, cur)
-	}
-	var newest *record.Record
-	for _, rel := range shards {
-		abs := filepath.Join(s.Dir, rel)
-		data, err := os.ReadFile(abs)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
+		hist = set.History(id)
+	} else {
+		id, shards, err := s.Finder(ref)
 		if err != nil {
-			return nil, err
+			return nil, wrongKind(err)
 		}
-		recs, _, err := kinds.ParseShard(s.Rel(abs), data)
-		if err != nil {
-			return nil, err
+		if other, _ := record.KindOfID(id); other != k {
+			return nil, &WrongKindError{id, other, k}
 		}
-		for _, r := range recs {
-			if r.ID == id && (newest == nil || record.Newer(r, newest)) {
-				newest = r
+		if cur := CurrentShard(s, k); cur != "" && !slices.Contains(shards, cur) {
+			shards = append(shards, cur)
+		}
+		for _, rel := range shards {
+			abs := filepath.Join(s.Dir, rel)
+			data, err := os.ReadFile(abs)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			recs, _, err := kinds.ParseShard(s.Rel(abs), data)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range recs {
+				if r.ID == id {
+					hist = append(hist, r)
+				}
 			}
 		}
+		record.SortOldestFirst(hist)
+		// One version in two shards (a shard copied by a rename) is one.
+		hist = slices.CompactFunc(hist, func(a, b *record.Record) bool { return !record.Newer(a, b) && !record.Newer(b, a) })
 	}
-	if newest == nil || newest.Purged() {
-		return nil, &NotFoundError{Ref: ref, Purged: newest != nil}
+	if len(hist) == 0 || hist[len(hist)-1].Purged() {
+		return nil, &NotFoundError{Ref: ref, Purged: len(hist) > 0}
 	}
-	return newest, nil
+	return hist, nil
 }
 
 // NormalizeTags splits comma-separated tags, trims, lowercases and drops

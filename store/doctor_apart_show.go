@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 
+	"lore/patterns"
 	"lore/record"
 )
 
@@ -42,22 +43,10 @@ func (a *Apart) Any() bool {
 // branches, in one process; nil when there is nothing to tell or no way
 // to tell it.
 func (s *Store) MadeApart(ctx context.Context, hist []*record.Record) *Apart {
-	if len(hist) < 2 {
+	h, off := apartHistory(hist)
+	if h == nil {
 		return nil
 	}
-	n := hist[len(hist)-1]
-	if n.Purged() || n.Kind != record.Decision && n.Kind != record.Pattern {
-		return nil
-	}
-	two := false
-	for _, v := range hist[:len(hist)-1] {
-		two = two || v.Author != n.Author || v.Branch != n.Branch
-	}
-	if !two {
-		return nil
-	}
-	off := max(0, len(hist)-maxApartVersions)
-	h := hist[off:]
 	o := s.newSawOracle()
 	o.needAll(h)
 	o.ask(ctx)
@@ -76,4 +65,65 @@ func (s *Store) MadeApart(ctx context.Context, hist []*record.Record) *Apart {
 		return nil
 	}
 	return out
+}
+
+// apartHistory is the part of hist (oldest first) whose versions may have
+// been made apart, and its offset in hist: nil unless hist is a decision
+// or pattern, not purged, changed by two people or on two branches.
+func apartHistory(hist []*record.Record) ([]*record.Record, int) {
+	if len(hist) < 2 {
+		return nil, 0
+	}
+	n := hist[len(hist)-1]
+	if n.Purged() || n.Kind != record.Decision && n.Kind != record.Pattern {
+		return nil, 0
+	}
+	two := false
+	for _, v := range hist[:len(hist)-1] {
+		two = two || v.Author != n.Author || v.Branch != n.Branch
+	}
+	if !two {
+		return nil, 0
+	}
+	off := max(0, len(hist)-maxApartVersions)
+	return hist[off:], off
+}
+
+// countApart counts in next, a pattern's version derived from the one in
+// force (the last of hist), the validations made apart that the one in
+// force does not count, as doctor --fix does; it reports whether there
+// were any. A verb run after a merge is committed and before doctor
+// writes a version whose writer saw every version the merge brought:
+// without this, doctor would take their validations as counted in it, and
+// they would be lost for good. Before the merge is committed (HEAD lacks a
+// version), the new version is read as not having seen it, and doctor
+// counts it later: nothing is counted here, or it would be counted twice.
+// git is asked, in one process, only of a pattern changed in two places.
+func (s *Store) countApart(ctx context.Context, next *record.Record, hist []*record.Record) bool {
+	if next.Kind != record.Pattern {
+		return false
+	}
+	h, _ := apartHistory(hist)
+	if h == nil {
+		return false
+	}
+	head := s.Origin()
+	here := &record.Record{Author: head.Author, Branch: head.Branch, Commit: head.Commit}
+	o := s.newSawOracle()
+	o.needAll(h)
+	for _, v := range h {
+		o.need(v, here)
+	}
+	o.ask(ctx)
+	a := analyse(h, o.sawOrUnknown)
+	if a.lost() == 0 {
+		return false
+	}
+	for _, v := range h {
+		if !o.sawSure(v, here) {
+			return false
+		}
+	}
+	patterns.Count(next, a.lost())
+	return true
 }
