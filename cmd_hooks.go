@@ -356,6 +356,8 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 					// a team's --command may lack it too.
 					state += ", or 'lore hooks install' to have the hook pass --host-trusted (with --command, add it yourself)"
 				}
+			case ev.Installed && ev.BinaryOK && ev.Other:
+				state = "installed: " + ev.Command + " (another lore than this one, perhaps another version: '" + ev.Binary + " doctor' tells whether it reads this store)"
 			case ev.Installed && ev.BinaryOK:
 				state = "installed: " + ev.Command
 			case ev.Installed:

@@ -157,7 +157,11 @@ func LoadConfig(dir string) (*Config, error) {
 		}
 		return nil, &ConfigError{path, line, msg}
 	}
-	for _, k := range md.Undecoded() {
+	unknown := md.Undecoded()
+	for _, k := range unknown {
+		if slices.ContainsFunc(unknown, func(t toml.Key) bool { return len(t) < len(k) && slices.Equal(t, k[:len(t)]) }) {
+			continue // in an unknown table, which is named
+		}
 		line := keyLine(data, strings.Join(k[:len(k)-1], "."), k[len(k)-1])
 		if line == 0 { // a table: its header
 			line = keyLine(data, k.String(), "")

@@ -284,6 +284,10 @@ type EventStatus struct {
 	Command   string `json:"command,omitempty"`
 	Binary    string `json:"binary,omitempty"`
 	BinaryOK  bool   `json:"binary_ok"`
+	// Other: Binary is another lore than the one asking (Target.Self),
+	// which may be another build: one that cannot read this store leaves
+	// the hook silent, where the asking lore reads it well.
+	Other bool `json:"other_lore,omitempty"`
 	// Problem is what keeps an installed hook from running, if anything
 	// lore can see: an outdated plugin, a hook the host has not trusted,
 	// a host setting that turns hooks off.
@@ -336,6 +340,7 @@ func Status(t Target) ([]EventStatus, error) {
 				st.Installed, st.Command = true, cmd
 				st.Binary = binaryOf(cmd)
 				st.BinaryOK = binaryExists(st.Binary)
+				st.Other = st.BinaryOK && !sameBinary(st.Binary, t.Self)
 				st.Problem = sw.problem(h)
 				argv, _ := argvOf(cmd)
 				st.HostTrusted = slices.Contains(argv, hostTrusted)
@@ -492,6 +497,23 @@ func commandOf(h json.RawMessage) string {
 func binaryOf(cmd string) string {
 	_, prog, _ := programOf(cmd)
 	return prog
+}
+
+// sameBinary reports whether bin (a path, or a name in PATH) is the file
+// self is; true when self is not known.
+func sameBinary(bin, self string) bool {
+	if self == "" {
+		return true
+	}
+	if !filepath.IsAbs(bin) {
+		var err error
+		if bin, err = exec.LookPath(bin); err != nil {
+			return false
+		}
+	}
+	a, errA := os.Stat(bin)
+	b, errB := os.Stat(self)
+	return errA == nil && errB == nil && os.SameFile(a, b)
 }
 
 func binaryExists(bin string) bool {

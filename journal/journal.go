@@ -104,8 +104,13 @@ var ErrSelfSuccessor = errors.New("a decision cannot be abandoned for itself")
 const SupersededByField = "superseded_by"
 
 // SupersededBy is the ID of the decision that replaced r, or "". Read
-// from a shard the field is raw JSON; from the index, a string.
+// from a shard the field is raw JSON; from the index, a string. Only an
+// abandoned decision has one: older lores revise an abandoned decision
+// back to active with the field copied along.
 func SupersededBy(r *record.Record) string {
+	if r.Status != record.StatusAbandoned {
+		return ""
+	}
 	switch v := r.Extra[SupersededByField].(type) {
 	case string:
 		return v

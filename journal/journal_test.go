@@ -3,6 +3,7 @@ package journal
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,12 +86,24 @@ func TestAbandonFor(t *testing.T) {
 	if err := Revise(Revision{Text: "Use JSONL again"})(&next); err != nil || SupersededBy(&next) != "" || next.Extra["team"] != "infra" {
 		t.Errorf("a revision keeps the link or loses other fields: %v %v", err, next.Extra)
 	}
+	// An older lore's revision back to active copied the link along.
+	next.Extra[SupersededByField] = successor
+	if SupersededBy(&next) != "" || slices.ContainsFunc(Detail(&next), func(l string) bool { return strings.HasPrefix(l, "Abandoned for") }) {
+		t.Errorf("an active decision names a successor: %q", Detail(&next))
+	}
 }
 
+// A status of another kind is refused as such; one no kind has may be a
+// newer lore's, and the error says so.
 func TestCheckRefusesOtherKindsStatuses(t *testing.T) {
-	for _, st := range []string{record.StatusDeprecated, record.StatusPromoted, "maybe"} {
-		if err := Check(&record.Record{Kind: record.Decision, Status: st}); err == nil {
+	for _, st := range []string{record.StatusDeprecated, record.StatusPromoted, "superseded"} {
+		err := Check(&record.Record{Kind: record.Decision, Status: st})
+		if err == nil {
 			t.Errorf("status %q accepted on a decision", st)
+			continue
+		}
+		if newer := strings.Contains(err.Error(), "upgrade lore"); newer != (st == "superseded") {
+			t.Errorf("status %q: %v", st, err)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package record
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -71,8 +72,17 @@ func StatusError(r *Record, allowed ...string) error {
 		}
 		want = append(want, s)
 	}
-	return &FieldError{"status", r.Status, "a " + string(r.Kind) + "'s status is " + strings.Join(want, " or ")}
+	msg := "a " + string(r.Kind) + "'s status is " + strings.Join(want, " or ")
+	if !slices.Contains(knownStatuses, r.Status) {
+		// Not a typo of one kind's status for another's: most likely a
+		// status added since, which this lore cannot weigh.
+		msg += " (this lore knows no such status: if a newer lore wrote it, upgrade lore)"
+	}
+	return &FieldError{"status", r.Status, msg}
 }
+
+// knownStatuses are the statuses of every kind this lore reads.
+var knownStatuses = []string{StatusActive, StatusAbandoned, StatusDeprecated, StatusPromoted, StatusDismissed, StatusPurged}
 
 // FieldError is a field whose value its kind does not accept.
 type FieldError struct {

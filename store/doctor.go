@@ -111,8 +111,11 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 	for _, r := range results {
 		probs = append(probs, r.secrets...)
 	}
+	// A key this lore does not know is most often a newer lore's setting:
+	// worth a note, not a failure, or a CI job on an older lore fails for
+	// good the day a teammate upgrades.
 	for _, c := range s.Config.Notes {
-		probs = append(probs, Problem{File: s.Rel(c.File), Line: c.Line, Kind: "config", Message: c.Msg})
+		probs = append(probs, Problem{File: s.Rel(c.File), Line: c.Line, Kind: "config", Message: c.Msg, Note: true})
 	}
 	probs = append(probs, s.checkAttributes(fix)...)
 	if ig := s.IgnoredByGit(context.Background()); ig != nil {
