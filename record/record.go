@@ -16,7 +16,12 @@ import (
 )
 
 // FormatVersion is the on-disk format this build writes. A record or store
-// with a larger major version is refused rather than guessed at.
+// with a larger major version is refused rather than guessed at. Raise it
+// with any value an older lore would misread, not only a new layout: a
+// status, kind or field whose meaning changes which version is served.
+// The purge's tombstone ("status":"purged") came at 1, and lores from
+// before it skip the tombstone as a bad line and serve the purged record's
+// earlier version again (run 26); at 2 they would have said "upgrade lore".
 const FormatVersion = 1
 
 // Statuses a version can carry. The empty status means active.
