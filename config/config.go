@@ -119,6 +119,9 @@ type ConfigError struct {
 	File string
 	Line int
 	Msg  string
+	// Unknown: a key this lore does not know, most often a newer lore's
+	// setting (a note): the others are values it cannot use as written.
+	Unknown bool
 }
 
 func (e *ConfigError) Error() string {
@@ -149,13 +152,13 @@ func LoadConfig(dir string) (*Config, error) {
 	md, err := toml.Decode(string(data), cfg)
 	if err != nil {
 		if line := conflictLine(data); line > 0 {
-			return nil, &ConfigError{path, line, conflictMsg}
+			return nil, &ConfigError{File: path, Line: line, Msg: conflictMsg}
 		}
 		line, key, msg := tomlerr.Where(string(data), err)
 		if key != "" {
 			msg = fmt.Sprintf("key %q: %s", key, msg)
 		}
-		return nil, &ConfigError{path, line, msg}
+		return nil, &ConfigError{File: path, Line: line, Msg: msg}
 	}
 	unknown := md.Undecoded()
 	for _, k := range unknown {
@@ -166,8 +169,8 @@ func LoadConfig(dir string) (*Config, error) {
 		if line == 0 { // a table: its header
 			line = keyLine(data, k.String(), "")
 		}
-		cfg.Notes = append(cfg.Notes, ConfigError{path, line,
-			fmt.Sprintf("unknown key %q: ignored (a newer lore's setting, or a typo)", k.String())})
+		cfg.Notes = append(cfg.Notes, ConfigError{File: path, Line: line,
+			Msg: fmt.Sprintf("unknown key %q: ignored (a newer lore's setting, or a typo)", k.String()), Unknown: true})
 	}
 	if cfg.Format > record.FormatVersion {
 		return nil, fmt.Errorf("%s:%d: %w", path, keyLine(data, "", "format"), &record.ErrNewerFormat{Version: cfg.Format})
@@ -251,7 +254,7 @@ const (
 // clamp holds the settings to the bounds above, noting each change.
 func (c *Config) clamp(path string, data []byte, md toml.MetaData) {
 	note := func(table, key, msg string) {
-		c.Notes = append(c.Notes, ConfigError{path, keyLine(data, table, key), fmt.Sprintf("key %q: %s", dotted(table, key), msg)})
+		c.Notes = append(c.Notes, ConfigError{File: path, Line: keyLine(data, table, key), Msg: fmt.Sprintf("key %q: %s", dotted(table, key), msg)})
 	}
 	if c.Inject.Budget == 0 && md.IsDefined("inject", "budget") {
 		note("inject", "budget", "0 sets no budget, so lore uses its default (see lore inject --help)")
@@ -298,7 +301,7 @@ func (c *Config) clamp(path string, data []byte, md toml.MetaData) {
 func tablesAreTables(path string, data []byte, md toml.MetaData) error {
 	for _, table := range []string{"inject", "loop", "anchors", "weights", "synonyms"} {
 		if md.Type(table) == "ArrayHash" {
-			return &ConfigError{path, keyLine(data, table, ""), fmt.Sprintf("key %q: is an array of tables ([[%s]]), where a table ([%s]) is expected", table, table, table)}
+			return &ConfigError{File: path, Line: keyLine(data, table, ""), Msg: fmt.Sprintf("key %q: is an array of tables ([[%s]]), where a table ([%s]) is expected", table, table, table)}
 		}
 	}
 	return nil
@@ -306,7 +309,7 @@ func tablesAreTables(path string, data []byte, md toml.MetaData) error {
 
 func (c *Config) validate(path string, data []byte) error {
 	bad := func(table, key, msg string) error {
-		return &ConfigError{path, keyLine(data, table, key), fmt.Sprintf("key %q: %s", dotted(table, key), msg)}
+		return &ConfigError{File: path, Line: keyLine(data, table, key), Msg: fmt.Sprintf("key %q: %s", dotted(table, key), msg)}
 	}
 	if c.Format < 1 {
 		return bad("", "format", fmt.Sprintf("%d is not a format lore has written (the first is 1; this lore writes %d)", c.Format, record.FormatVersion))

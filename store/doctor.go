@@ -115,7 +115,7 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 	// worth a note, not a failure, or a CI job on an older lore fails for
 	// good the day a teammate upgrades.
 	for _, c := range s.Config.Notes {
-		probs = append(probs, Problem{File: s.Rel(c.File), Line: c.Line, Kind: "config", Message: c.Msg, Note: true})
+		probs = append(probs, Problem{File: s.Rel(c.File), Line: c.Line, Kind: "config", Message: c.Msg, Note: c.Unknown})
 	}
 	probs = append(probs, s.checkAttributes(fix)...)
 	if ig := s.IgnoredByGit(context.Background()); ig != nil {
