@@ -161,6 +161,7 @@ func commands() []command {
 		{"status", "records not yet committed or pushed, by kind", statusHelp, cmdStatus},
 		{"stats", "receipts: what lore injected, and what agents used", statsHelp, cmdStats},
 		{"doctor", "check the store, and repair it with --fix", doctorHelp, cmdDoctor},
+		{"index", "bring the index in .lore/.local up to date", indexHelp, cmdIndex},
 		{"forget", "purge a record captured by mistake (--purge)", forgetHelp, cmdForget},
 		{"trust", "let hooks inject this repository's memory (--revoke, --list)", trustHelp, cmdTrust},
 		{"version", "print the version", versionHelp, cmdVersion},

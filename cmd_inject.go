@@ -57,6 +57,7 @@ func cmdInject(ctx context.Context, e *env, args []string) error {
 	if *stdin {
 		err := inject.RunHook(ctx, e.stdin, e.stdout, inject.HookEnv{
 			Getenv: e.getenv, Cwd: e.cwd, StoreDir: e.dir, BudgetFlag: *budget, HostTrusted: *hostTrusted,
+			CatchUp: e.catchUpInBackground,
 		})
 		e.hookDebug(err)
 		return nil // hook mode never fails the prompt

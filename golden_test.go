@@ -79,7 +79,7 @@ var goldenCases = []goldenCase{
 
 func TestGolden(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip("the fixtures use a shell-script stand-in for lore on PATH")
+		t.Skip("the fixtures link lore on PATH to the test binary")
 	}
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
@@ -160,8 +160,8 @@ func shellQuote(s string) string {
 // goldenEnv makes the process environment the same on every machine:
 // HOME and XDG_CONFIG_HOME in work (hooks status and trust read them), no
 // system or user git config beyond a fixed identity, no lore or git
-// variables from the caller, and a PATH holding git and a stand-in lore
-// (hooks status checks that the hook's binary exists).
+// variables from the caller, and a PATH holding git and lore (hooks
+// status checks that the hook's binary exists, and is this lore).
 func goldenEnv(t *testing.T, work, gitBin string) {
 	home := filepath.Join(work, "home")
 	bin := filepath.Join(work, "bin")
@@ -172,8 +172,14 @@ func goldenEnv(t *testing.T, work, gitBin string) {
 	}
 	gitconfig := "[user]\n\tname = Priya Raman\n\temail = priya@ledgerline.dev\n[init]\n\tdefaultBranch = main\n"
 	writeFile(t, filepath.Join(home, ".gitconfig"), gitconfig)
-	writeFile(t, filepath.Join(bin, "lore"), "#!/bin/sh\nexit 0\n")
-	if err := os.Chmod(filepath.Join(bin, "lore"), 0o755); err != nil {
+	// The lore on PATH is this one, as on a user's machine (hooks status
+	// names a hook that runs another): a link to the test binary, which
+	// nothing here runs.
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(self, filepath.Join(bin, "lore")); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", home)

@@ -349,6 +349,7 @@ func (s *scale) size(n int) {
 			s.row(n, c.state, "later "+h.what+"s, from 2.1 s on", later)
 		}
 	}
+	waitCatchUp(work)
 	s.floor[n] = median(append(floor, s.timeFloor()...))
 	total := time.Since(s.begin)
 

@@ -16,6 +16,7 @@ import (
 // and refreshes git's (untimed), and waits out the racy window.
 func (s *scale) reset(pristine, work string) {
 	t := s.t
+	waitCatchUp(work)
 	if err := os.RemoveAll(work); err != nil {
 		t.Fatal(err)
 	}

@@ -452,8 +452,8 @@ func TestUnreadableShardIsReportedAndTheRestServed(t *testing.T) {
 
 	for _, prompt := range []bool{false, true} {
 		snap := open(t, s, prompt)
-		if !snap.Partial {
-			t.Error("a snapshot missing an unreadable shard is not marked partial")
+		if !snap.Partial || snap.Behind {
+			t.Errorf("a snapshot missing an unreadable shard: partial %v, behind %v (time would not read it)", snap.Partial, snap.Behind)
 		}
 		var warned []string
 		for _, w := range snap.Warnings {

@@ -43,6 +43,10 @@ type SnapshotOptions struct {
 	// prompt after a big pull or checkout answers from what is indexed.
 	// Without an index, parsing runs until ctx is done.
 	Budget time.Duration
+	// Compact merges every segment into one once the index is current
+	// (lore index): a hook's catching up, a few hundred shards a prompt,
+	// leaves a segment each time.
+	Compact bool
 }
 
 // racyWindow: a file or directory modified this close to the index's
@@ -90,7 +94,7 @@ func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, er
 	var sc *scan
 	for attempt := 0; ; attempt++ {
 		sc = newScan(ctx, s, o.Tokenizer)
-		sc.prompt, sc.thorough, sc.budget = o.Prompt, o.Thorough, o.Budget
+		sc.prompt, sc.thorough, sc.budget, sc.compact = o.Prompt, o.Thorough, o.Budget, o.Compact
 		if sc.loadSegments() {
 			break
 		}
@@ -112,7 +116,7 @@ func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, er
 	snap := newSnapshot(sc.update())
 	snap.dir = s.Dir
 	snap.Warnings = sc.warnings()
-	snap.Partial = sc.partial
+	snap.Partial, snap.Behind = sc.partial, sc.behind
 	snap.parsed = len(sc.parsed)
 	return snap, nil
 }
@@ -135,17 +139,21 @@ type scan struct {
 	dict       *termDict // the parsed versions' terms
 	pending    []string  // shards left unparsed, sorted
 	partial    bool
+	behind     bool             // changed shards were left pending for want of time
 	unreadable []record.Warning // shards that exist but could not be read
 	prompt     bool
 	thorough   bool
+	compact    bool
 	budget     time.Duration
 }
 
 type parseJob struct {
 	rel         string
-	size, mtime int64
+	size, mtime int64 // size unstated: a pending shard, stat'ed when parsed
 	ino         uint64
 }
+
+const unstated = -1
 
 // readVersion is stamped on the index beside the tokenizer's version (a
 // var for tests).

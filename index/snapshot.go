@@ -41,6 +41,9 @@ type Posting struct {
 type Snapshot struct {
 	Warnings []record.Warning
 	Partial  bool // reading stopped at the deadline, or a shard could not be read: some shards are missing
+	// Behind: shards were left unread for want of time (the deadline, or
+	// the budget), not because they could not be read: CatchUp reads them.
+	Behind bool
 
 	segs  []*segment
 	first []int       // each segment's first doc
@@ -133,6 +136,11 @@ func (s *Snapshot) Len() int {
 
 // Count is the number of current records.
 func (s *Snapshot) Count() int { return s.count }
+
+// Read is how many shards the open parsed to bring the index up to date,
+// and Segments how many files the index is now.
+func (s *Snapshot) Read() int     { return s.parsed }
+func (s *Snapshot) Segments() int { return len(s.segs) }
 
 // Current says whether doc i is the current version of its record.
 func (s *Snapshot) Current(i int) bool {

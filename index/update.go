@@ -71,7 +71,7 @@ func (sc *scan) parseAll() error {
 			return errs[i]
 		}
 		if out[i] == nil {
-			sc.partial = true
+			sc.partial, sc.behind = true, true
 			sc.pending = append(sc.pending, j.rel)
 			continue
 		}
@@ -87,6 +87,19 @@ func (sc *scan) parseAll() error {
 // holds them all until its segment is written.
 func (sc *scan) parse(j parseJob, scratch *encoder) (*shardFile, error) {
 	abs := filepath.Join(sc.store.Dir, j.rel)
+	if j.size == unstated {
+		fi, err := os.Stat(abs)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || err == nil && !fi.Mode().IsRegular():
+			// Gone since a scan left it pending (or not a shard: a FIFO
+			// in its place would hang the read; doctor reports it).
+			return &shardFile{rel: j.rel, gone: true}, nil
+		case err != nil:
+			return nil, &unreadableError{abs, err}
+		}
+		st := stateOf(fi)
+		j.size, j.mtime, j.ino = st.size, st.mtime, st.ino
+	}
 	data, err := readShard(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, lerr := os.Lstat(abs); lerr != nil {
@@ -130,7 +143,9 @@ func (e *unreadableError) Error() string {
 // whose manifest lacks the resolution (one written by an older lore) is
 // written again with it.
 func (sc *scan) update() ([]*segment, *resolution) {
-	if sc.old != nil && len(sc.parsed) == 0 && len(sc.gone) == 0 && !sc.dirsMoved && slices.Equal(sc.pending, sc.old.pending) {
+	// compact: every segment is merged into the new one (lore index).
+	compact := sc.compact && len(sc.segs) > 1
+	if sc.old != nil && len(sc.parsed) == 0 && len(sc.gone) == 0 && !sc.dirsMoved && slices.Equal(sc.pending, sc.old.pending) && !compact {
 		if res := decodeResolution(sc.old.resolved, sc.segs); res != nil {
 			return sc.segs, res
 		}
@@ -151,12 +166,12 @@ func (sc *scan) update() ([]*segment, *resolution) {
 	}
 	keep := sc.segs
 	var absorbed []*segment
-	if len(material) > 0 {
+	if len(material) > 0 || compact {
 		rows := 0
 		for _, f := range material {
 			rows += len(f.versions)
 		}
-		for len(keep) > 0 && keep[len(keep)-1].nRows <= max(rows, smallSegment) {
+		for len(keep) > 0 && (keep[len(keep)-1].nRows <= max(rows, smallSegment) || compact) {
 			seg := keep[len(keep)-1]
 			keep = keep[:len(keep)-1]
 			absorbed = append(absorbed, seg)

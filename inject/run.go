@@ -165,6 +165,9 @@ type HookEnv struct {
 	// HostTrusted: the hook runs from the repository's own settings, where
 	// the repository could run a hook of its own (see hooks.Command).
 	HostTrusted bool
+	// CatchUp, if set, is called with the store's directory once the hook
+	// has answered, when it left shards unread for want of time.
+	CatchUp func(storeDir string)
 }
 
 // projectDirVars are where hosts tell a hook the project the session runs
@@ -276,6 +279,9 @@ func RunHook(ctx context.Context, in io.Reader, out io.Writer, env HookEnv) (err
 	snap, err := index.Open(ctx, s, opts)
 	if err != nil {
 		return err
+	}
+	if snap.Behind && env.CatchUp != nil {
+		defer env.CatchUp(s.Dir) // after the answer is written
 	}
 	// The open trusts patterns' directories by their mtime (opts.Prompt).
 	// Should a record about to be shown sit in a file edited in place since

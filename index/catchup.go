@@ -1,0 +1,41 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	"lore/store"
+)
+
+// CatchUp brings the index wholly up to date and merges its segments into
+// one, for lore index: a hook reads changed shards for a few milliseconds
+// a prompt (SnapshotOptions.Budget), so a fresh clone of 100k records, or
+// a large pull, would be read a few hundred shards a prompt over dozens of
+// prompts, each leaving a segment. Hooks start it in the background when
+// they leave shards unread (Snapshot.Behind); background says so: it
+// returns at once, with a nil snapshot, while another process catches up,
+// and it first waits out the racy window, as the shards a clone or pull
+// just wrote are not trusted by their stat that close to the index's
+// writing (see racyWindow): read now, every reader would read them again.
+func CatchUp(ctx context.Context, s *store.Store, tok Tokenizer, background bool) (*Snapshot, error) {
+	if err := os.MkdirAll(indexDir(s), store.DirMode); err != nil {
+		return nil, err
+	}
+	unlock, ok := tryLock(filepath.Join(indexDir(s), "catchup"))
+	if !ok && background {
+		return nil, nil
+	}
+	if ok {
+		defer unlock()
+	}
+	if background {
+		select {
+		case <-time.After(time.Duration(racyWindow)):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return Open(ctx, s, SnapshotOptions{Tokenizer: tok, Compact: true})
+}

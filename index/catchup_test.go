@@ -1,0 +1,86 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"lore/record"
+)
+
+// CatchUp merges an index of many files into one; and after an update cut
+// by its deadline (Behind), it reads the shards left pending, one of them
+// gone since (read as gone).
+func TestCatchUpReadsWhatACutBuildLeft(t *testing.T) {
+	defer func(n int) { smallSegment = n }(smallSegment)
+	smallSegment = 0 // a segment is merged only into one at least as large
+	s := newTestStore(t)
+	writeShards(t, s, 40, 2)
+	age(t, s.Dir, time.Hour)
+	open(t, s, true)
+	// Later updates each smaller than the one before, as a hook's catching
+	// up after a fresh clone leaves them (older months hold fewer): none
+	// is merged into the next.
+	// Only what was written is dated back (out of the racy window): the
+	// rest keeps its times, so it is not read again.
+	settle := func(p string) {
+		when := time.Now().Add(-30 * time.Minute)
+		for _, f := range []string{p, filepath.Dir(p), filepath.Dir(filepath.Dir(p))} {
+			os.Chtimes(f, when, when)
+		}
+	}
+	for i, n := range []int{30, 20, 10} {
+		p := filepath.Join(s.Dir, "journal", fmt.Sprintf("2025-0%d", i+1), "main-u.jsonl")
+		writeRecords(t, p, record.Decision, n, 100+i)
+		settle(p)
+		open(t, s, true)
+	}
+	if snap, err := CatchUp(context.Background(), s, tokenizer(), false); err != nil || snap.Segments() != 1 || snap.Read() != 0 {
+		t.Fatalf("CatchUp of a current index in 4 segments: %v, %d segments, %d shards read", err, snap.Segments(), snap.Read())
+	}
+	for i := range 20 {
+		p := filepath.Join(s.Dir, "failures", fmt.Sprintf("2025-%02d", i%12+1), fmt.Sprintf("main-f%02d.jsonl", i))
+		writeRecords(t, p, record.Failure, 2, 200+i)
+		settle(p)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cut, err := Open(ctx, s, SnapshotOptions{Tokenizer: tokenizer(), Prompt: true, Budget: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cut.Partial || !cut.Behind {
+		t.Fatalf("a cut update: partial %v, behind %v, %d segments", cut.Partial, cut.Behind, cut.Segments())
+	}
+	m := readManifest(s, tokenizer().stamp())
+	if len(m.pending) < 2 {
+		t.Fatalf("%d shards pending after the cut update", len(m.pending))
+	}
+	if err := os.Remove(filepath.Join(s.Dir, m.pending[0])); err != nil { // gone before its turn
+		t.Fatal(err)
+	}
+	unlock, ok := tryLock(filepath.Join(indexDir(s), "catchup"))
+	if !ok {
+		t.Fatal("the catch-up lock is taken")
+	}
+	if snap, err := CatchUp(context.Background(), s, tokenizer(), true); snap != nil || err != nil {
+		t.Errorf("CatchUp if idle, with another at it: %v, %v", snap, err)
+	}
+	unlock()
+	defer func(w int64) { racyWindow = w }(racyWindow)
+	racyWindow = int64(time.Millisecond) // what a hook's background run waits out first
+	snap, err := CatchUp(context.Background(), s, tokenizer(), true)
+	if err != nil || snap == nil {
+		t.Fatalf("CatchUp: %v, %v", snap, err)
+	}
+	if snap.Behind || snap.Partial || snap.Segments() != 1 || snap.Read() == 0 {
+		t.Errorf("after CatchUp: behind %v, partial %v, %d segments, %d shards read", snap.Behind, snap.Partial, snap.Segments(), snap.Read())
+	}
+	mustMatch(t, s, snap, "after CatchUp")
+	if snap := open(t, s, true); snap.parsed != 0 || snap.Behind {
+		t.Errorf("the open after CatchUp parsed %d shards (behind %v)", snap.parsed, snap.Behind)
+	}
+}
