@@ -24,14 +24,6 @@ func TestCatchUpReadsWhatACutBuildLeft(t *testing.T) {
 	// Later updates each smaller than the one before, as a hook's catching
 	// up after a fresh clone leaves them (older months hold fewer): none
 	// is merged into the next.
-	// Only what was written is dated back (out of the racy window): the
-	// rest keeps its times, so it is not read again.
-	settle := func(p string) {
-		when := time.Now().Add(-30 * time.Minute)
-		for _, f := range []string{p, filepath.Dir(p), filepath.Dir(filepath.Dir(p))} {
-			os.Chtimes(f, when, when)
-		}
-	}
 	for i, n := range []int{30, 20, 10} {
 		p := filepath.Join(s.Dir, "journal", fmt.Sprintf("2025-0%d", i+1), "main-u.jsonl")
 		writeRecords(t, p, record.Decision, n, 100+i)

@@ -390,6 +390,30 @@ func TestThoroughScanSeesJSONLEditedInPlace(t *testing.T) {
 // A purge's tombstone supersedes a version another segment holds, however
 // late its timestamp: merged from a branch that purged the record, it
 // leaves purged a revision made later on a branch that had not seen it.
+// settle dates the shard at p and its two directories half an hour back,
+// out of the racy window; the rest of the store keeps its times, so a
+// reader parses that shard alone.
+func settle(p string) {
+	when := time.Now().Add(-30 * time.Minute)
+	for _, f := range []string{p, filepath.Dir(p), filepath.Dir(filepath.Dir(p))} {
+		os.Chtimes(f, when, when)
+	}
+}
+
+// mergeIn writes line as the one line of a shard another branch's merge
+// brought, settled.
+func mergeIn(t *testing.T, s *store.Store, line []byte) {
+	t.Helper()
+	p := filepath.Join(s.Dir, "journal", "2030-01", "other-0000000-merged.jsonl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settle(p)
+}
+
 func TestTombstoneSupersedesAVersionInAnotherSegment(t *testing.T) {
 	defer func(n int) { smallSegment = n }(smallSegment)
 	smallSegment = 0 // the merged shard stays a segment of its own
@@ -406,15 +430,7 @@ func TestTombstoneSupersedesAVersionInAnotherSegment(t *testing.T) {
 	// The merge brings the other branch's shard: the purge's tombstone,
 	// older than the revision.
 	line, _ := record.Tombstone(r, r.Time.Add(time.Minute), record.Origin{Branch: "other"}).MarshalLine()
-	p := filepath.Join(s.Dir, "journal", "2030-01", "other-0000000-merged.jsonl")
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.WriteFile(p, append(line, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	when := time.Now().Add(-30 * time.Minute) // the rest keeps its times, so it is not parsed again
-	for _, f := range []string{p, filepath.Dir(p), filepath.Dir(filepath.Dir(p))} {
-		os.Chtimes(f, when, when)
-	}
+	mergeIn(t, s, line)
 	snap := open(t, s, true)
 	if len(snap.segs) < 2 {
 		t.Fatalf("%d segments: the test needs the tombstone in a segment of its own", len(snap.segs))
@@ -581,15 +597,7 @@ func TestNewestOfReadsVersionsAcrossSegments(t *testing.T) {
 	later := r.Derive(r.Time.Add(time.Hour), record.Origin{Author: "Linus <linus@example.com>", Branch: "other"})
 	later.Text = "use postgres 17"
 	line, _ := later.MarshalLine()
-	p := filepath.Join(s.Dir, "journal", "2030-01", "other-0000000-merged.jsonl")
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.WriteFile(p, append(line, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	when := time.Now().Add(-30 * time.Minute) // the rest keeps its times, so it is not parsed again
-	for _, f := range []string{p, filepath.Dir(p), filepath.Dir(filepath.Dir(p))} {
-		os.Chtimes(f, when, when)
-	}
+	mergeIn(t, s, line)
 	snap := open(t, s, true)
 	if len(snap.segs) < 2 {
 		t.Fatalf("%d segments: the test needs the revision in a segment of its own", len(snap.segs))
