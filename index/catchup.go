@@ -37,5 +37,19 @@ func CatchUp(ctx context.Context, s *store.Store, tok Tokenizer, background bool
 			return nil, ctx.Err()
 		}
 	}
-	return Open(ctx, s, SnapshotOptions{Tokenizer: tok, Compact: true})
+	// A hook that publishes while this runs (a prompt, a capture) wins:
+	// the index is then what it wrote, and this one tries again from it.
+	var snap *Snapshot
+	var err error
+	for range catchUpTries {
+		snap, err = Open(ctx, s, SnapshotOptions{Tokenizer: tok, Compact: true})
+		if err != nil || !snap.lost {
+			break
+		}
+	}
+	return snap, err
 }
+
+// catchUpTries bounds CatchUp's attempts: a store written to without
+// pause is left to the next hook that finds it behind.
+const catchUpTries = 3

@@ -117,7 +117,7 @@ func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, er
 	snap.dir = s.Dir
 	snap.Warnings = sc.warnings()
 	snap.Partial, snap.Behind = sc.partial, sc.behind
-	snap.parsed = len(sc.parsed)
+	snap.parsed, snap.lost = len(sc.parsed), sc.lost
 	return snap, nil
 }
 
@@ -140,6 +140,7 @@ type scan struct {
 	pending    []string  // shards left unparsed, sorted
 	partial    bool
 	behind     bool             // changed shards were left pending for want of time
+	lost       bool             // another process published first: what this one wrote is not the index
 	unreadable []record.Warning // shards that exist but could not be read
 	prompt     bool
 	thorough   bool

@@ -54,6 +54,7 @@ type Snapshot struct {
 
 	avgTitle, avgBody float64
 	parsed            int    // shards parsed to bring the index up to date
+	lost              bool   // another process published first (see scan.lost)
 	dir               string // the store's directory; "" for SnapshotOf
 }
 

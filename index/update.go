@@ -276,10 +276,12 @@ func (sc *scan) publish(m *manifest, written []string) {
 	store.IgnoreLocal(sc.store.Dir)
 	unlock, ok := tryLock(filepath.Join(dir, "lock"))
 	if !ok {
+		sc.lost = true
 		return
 	}
 	defer unlock()
 	if cur := readManifest(sc.store, sc.tok.stamp()); !cur.sameAs(sc.read) {
+		sc.lost = true
 		return // another process published since this one read the manifest
 	}
 	if err := writeFile(manifestPath(sc.store), m.encode(sc.tok.stamp())); err != nil {
