@@ -43,10 +43,11 @@ type SnapshotOptions struct {
 	// prompt after a big pull or checkout answers from what is indexed.
 	// Without an index, parsing runs until ctx is done.
 	Budget time.Duration
-	// Compact merges every segment into one once the index is current
-	// (lore index): a hook's catching up, a few hundred shards a prompt,
-	// leaves a segment each time.
-	Compact bool
+	// CompactAbove, if set, merges every segment into one once the index
+	// is current, when it has more than this many (lore index): a hook's
+	// catching up, a few hundred shards a prompt, leaves a segment each
+	// time.
+	CompactAbove int
 }
 
 // racyWindow: a file or directory modified this close to the index's
@@ -94,7 +95,7 @@ func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, er
 	var sc *scan
 	for attempt := 0; ; attempt++ {
 		sc = newScan(ctx, s, o.Tokenizer)
-		sc.prompt, sc.thorough, sc.budget, sc.compact = o.Prompt, o.Thorough, o.Budget, o.Compact
+		sc.prompt, sc.thorough, sc.budget, sc.compactAbove = o.Prompt, o.Thorough, o.Budget, o.CompactAbove
 		if sc.loadSegments() {
 			break
 		}
@@ -123,29 +124,29 @@ func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, er
 
 // scan compares the store with the index as the manifest describes it.
 type scan struct {
-	ctx        context.Context
-	store      *store.Store
-	tok        Tokenizer
-	start      int64
-	old        *manifest  // nil: no usable index
-	read       *manifest  // the manifest as read, usable or not: publish replaces only it
-	segs       []*segment // old's segments, oldest first
-	dirs       map[string]*dirEntry
-	dirsMoved  bool            // a directory's entry differs from old's
-	seen       map[string]bool // shards compared in this scan
-	jobs       []parseJob
-	gone       map[string]bool // shards the index holds that no longer exist
-	parsed     []*shardFile
-	dict       *termDict // the parsed versions' terms
-	pending    []string  // shards left unparsed, sorted
-	partial    bool
-	behind     bool             // changed shards were left pending for want of time
-	lost       bool             // another process published first: what this one wrote is not the index
-	unreadable []record.Warning // shards that exist but could not be read
-	prompt     bool
-	thorough   bool
-	compact    bool
-	budget     time.Duration
+	ctx          context.Context
+	store        *store.Store
+	tok          Tokenizer
+	start        int64
+	old          *manifest  // nil: no usable index
+	read         *manifest  // the manifest as read, usable or not: publish replaces only it
+	segs         []*segment // old's segments, oldest first
+	dirs         map[string]*dirEntry
+	dirsMoved    bool            // a directory's entry differs from old's
+	seen         map[string]bool // shards compared in this scan
+	jobs         []parseJob
+	gone         map[string]bool // shards the index holds that no longer exist
+	parsed       []*shardFile
+	dict         *termDict // the parsed versions' terms
+	pending      []string  // shards left unparsed, sorted
+	partial      bool
+	behind       bool             // changed shards were left pending for want of time
+	lost         bool             // another process published first: what this one wrote is not the index
+	unreadable   []record.Warning // shards that exist but could not be read
+	prompt       bool
+	thorough     bool
+	compactAbove int
+	budget       time.Duration
 }
 
 type parseJob struct {

@@ -144,7 +144,7 @@ func (e *unreadableError) Error() string {
 // written again with it.
 func (sc *scan) update() ([]*segment, *resolution) {
 	// compact: every segment is merged into the new one (lore index).
-	compact := sc.compact && len(sc.segs) > 1
+	compact := sc.compactAbove > 0 && len(sc.segs) > max(sc.compactAbove, 1)
 	if sc.old != nil && len(sc.parsed) == 0 && len(sc.gone) == 0 && !sc.dirsMoved && slices.Equal(sc.pending, sc.old.pending) && !compact {
 		if res := decodeResolution(sc.old.resolved, sc.segs); res != nil {
 			return sc.segs, res
