@@ -22,8 +22,8 @@ keeps hooks from starting it.`
 func cmdIndex(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("index")
 	asJSON := fs.Bool("json", false, "print JSON")
-	ifIdle := fs.Bool("if-idle", false, "return at once if another lore index runs for this store (hooks pass it)")
-	_ = fs.MarkHidden("if-idle")
+	background := fs.Bool("background", false, "started by a hook: see index.CatchUp")
+	_ = fs.MarkHidden("background")
 	if err := e.parse(fs, indexHelp, args); err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func cmdIndex(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	snap, err := index.CatchUp(ctx, s, inject.Tokenizer(), *ifIdle)
+	snap, err := index.CatchUp(ctx, s, inject.Tokenizer(), *background)
 	if err != nil || snap == nil {
 		return err // nil, nil: another process is at it
 	}
@@ -49,7 +49,7 @@ func cmdIndex(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// catchUpInBackground starts 'lore index --if-idle' for the store at dir,
+// catchUpInBackground starts 'lore index --background' for the store at dir,
 // detached from the hook, which has answered: shards the hook left unread
 // for want of time are read in one pass outside any prompt, not a few
 // hundred a prompt over the next dozens. Nothing is said of a failure: the
@@ -63,7 +63,7 @@ func (e *env) catchUpInBackground(dir string) {
 	if err != nil {
 		return
 	}
-	cmd := exec.Command(bin, "--dir", dir, "index", "--if-idle")
+	cmd := exec.Command(bin, "--dir", dir, "index", "--background")
 	cmd.Dir = dir
 	if !detach(cmd) {
 		return

@@ -10,17 +10,18 @@ import (
 )
 
 // CatchUp brings the index wholly up to date and merges its segments into
-// one (in the background, only when they are more than compactAbove: a
-// whole merge at 100k records takes a second of both cores), for lore
-// index: a hook reads changed shards for a few milliseconds
-// a prompt (SnapshotOptions.Budget), so a fresh clone of 100k records, or
-// a large pull, would be read a few hundred shards a prompt over dozens of
-// prompts, each leaving a segment. Hooks start it in the background when
-// they leave shards unread (Snapshot.Behind); background says so: it
-// returns at once, with a nil snapshot, while another process catches up,
-// and it first waits out the racy window, as the shards a clone or pull
-// just wrote are not trusted by their stat that close to the index's
-// writing (see racyWindow): read now, every reader would read them again.
+// one, for lore index. A hook reads changed shards for a few milliseconds
+// a prompt (SnapshotOptions.Budget): a fresh clone of 100k records, or a
+// large pull, would be read a few hundred shards a prompt over dozens of
+// prompts, each leaving a segment. So a hook that leaves shards unread
+// (Snapshot.Behind) starts lore index in the background, and background
+// says so: CatchUp then returns at once, with a nil snapshot, while
+// another process catches up; it first waits out the racy window (the
+// shards a clone or pull just wrote are not trusted by their stat that
+// close to the index's writing: read now, every reader would read them
+// again); and it merges the segments only when they are more than
+// compactAbove (a whole merge at 100k records takes a second of both
+// cores).
 func CatchUp(ctx context.Context, s *store.Store, tok Tokenizer, background bool) (*Snapshot, error) {
 	if err := os.MkdirAll(indexDir(s), store.DirMode); err != nil {
 		return nil, err
