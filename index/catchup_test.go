@@ -76,3 +76,23 @@ func TestCatchUpReadsWhatACutBuildLeft(t *testing.T) {
 		t.Errorf("the open after CatchUp parsed %d shards (behind %v)", snap.parsed, snap.Behind)
 	}
 }
+
+// ColdBudget bounds a build without an index as Budget bounds an update:
+// a hook on a fresh clone reads what it can, newest first, and leaves the
+// rest pending (Behind) for lore index.
+func TestColdBudgetCutsABuildWithoutAnIndex(t *testing.T) {
+	s := newTestStore(t)
+	writeShards(t, s, 40, 2)
+	age(t, s.Dir, time.Hour)
+	snap, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: tokenizer(), Prompt: true, ColdBudget: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !snap.Behind || snap.Read() == 0 || snap.Read() >= 40 {
+		t.Fatalf("a cold build past its budget: behind %v, %d of 40 shards read", snap.Behind, snap.Read())
+	}
+	if snap, err := CatchUp(context.Background(), s, tokenizer(), false); err != nil || snap.Behind {
+		t.Fatalf("CatchUp after the cut build: %v, behind %v", err, snap.Behind)
+	}
+	mustMatch(t, s, open(t, s, true), "after CatchUp")
+}

@@ -32,8 +32,11 @@ func (sc *scan) parseAll() error {
 		return strings.Compare(a.rel, b.rel)
 	})
 	var deadline time.Time
-	if sc.budget > 0 && sc.old != nil {
+	switch {
+	case sc.budget > 0 && sc.old != nil:
 		deadline = time.Unix(0, sc.start).Add(sc.budget)
+	case sc.coldBudget > 0 && sc.old == nil:
+		deadline = time.Unix(0, sc.start).Add(sc.coldBudget)
 	}
 	workers := min(runtime.GOMAXPROCS(0), max(len(sc.jobs), 1))
 	out := make([]*shardFile, len(sc.jobs))
