@@ -213,9 +213,11 @@ const filterHelp = `
 
 --author and --since keep a record when one of its versions (the first,
 or a revision) was written by that person (any part of the name or email,
-case aside, as git log --author matches it) from that date (2026-11-01,
-UTC) or age (7d, 12h) on. A record whose latest version another person
-wrote ends with (by NAME on BRANCH), after the columns.`
+case aside; plain text, where git log --author takes a pattern) from that
+date (2026-11-01, UTC) or age (7d, 12h) on. The date listed is the
+record's first; the version that matched may be later. A record whose
+latest version another person wrote ends with (by NAME on BRANCH), after
+the columns.`
 
 func (f *recordFilter) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.author, "author", "", "only records `NAME` wrote a version of (any part of the name or email)")

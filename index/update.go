@@ -146,7 +146,8 @@ func (e *unreadableError) Error() string {
 // whose manifest lacks the resolution (one written by an older lore) is
 // written again with it.
 func (sc *scan) update() ([]*segment, *resolution) {
-	// compact: every segment is merged into the new one (lore index).
+	// compact: every segment is merged into the new one (lore index), when
+	// there are more than compactAbove of them, the new one included.
 	compact := sc.compactAbove > 0 && len(sc.segs) > max(sc.compactAbove, 1)
 	if sc.old != nil && len(sc.parsed) == 0 && len(sc.gone) == 0 && !sc.dirsMoved && slices.Equal(sc.pending, sc.old.pending) && !compact {
 		if res := decodeResolution(sc.old.resolved, sc.segs); res != nil {
@@ -166,6 +167,9 @@ func (sc *scan) update() ([]*segment, *resolution) {
 			material = append(material, &shardFile{rel: rel, gone: true})
 			covered[rel] = true
 		}
+	}
+	if len(material) > 0 && sc.compactAbove > 0 && len(sc.segs)+1 > max(sc.compactAbove, 1) {
+		compact = true // the new segment would make one too many
 	}
 	keep := sc.segs
 	var absorbed []*segment

@@ -93,7 +93,10 @@ func (s *Store) Update(k record.Kind, ref string, change func(r *record.Record) 
 		}
 		cur := hist[len(hist)-1]
 		next = tx.Next(cur)
-		counted := s.countApart(context.Background(), next, hist)
+		counted, err := s.countApart(context.Background(), next, hist)
+		if err != nil {
+			return err
+		}
 		if err := change(next); err != nil {
 			if !errors.Is(err, record.ErrUnchanged) {
 				return err

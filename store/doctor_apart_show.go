@@ -95,17 +95,19 @@ func apartHistory(hist []*record.Record) ([]*record.Record, int) {
 // were any. A verb run after a merge is committed and before doctor
 // writes a version whose writer saw every version the merge brought:
 // without this, doctor would take their validations as counted in it, and
-// they would be lost for good. Before the merge is committed (HEAD lacks a
-// version), the new version is read as not having seen it, and doctor
-// counts it later: nothing is counted here, or it would be counted twice.
-// git is asked, in one process, only of a pattern changed in two places.
-func (s *Store) countApart(ctx context.Context, next *record.Record, hist []*record.Record) bool {
+// they would be lost for good. Before the merge is committed (HEAD lacks
+// a version), nothing is counted here, or it would be counted twice; and
+// if HEAD lacks the version in force itself, the verb is refused
+// (MergePendingError): doctor would read the new version as not having
+// seen it, and count its validations again. git is asked, in one process,
+// only of a pattern changed in two places.
+func (s *Store) countApart(ctx context.Context, next *record.Record, hist []*record.Record) (bool, error) {
 	if next.Kind != record.Pattern {
-		return false
+		return false, nil
 	}
 	h, _ := apartHistory(hist)
 	if h == nil {
-		return false
+		return false, nil
 	}
 	head := s.Origin()
 	here := &record.Record{Author: head.Author, Branch: head.Branch, Commit: head.Commit}
@@ -115,15 +117,26 @@ func (s *Store) countApart(ctx context.Context, next *record.Record, hist []*rec
 		o.need(v, here)
 	}
 	o.ask(ctx)
+	if cur := h[len(h)-1]; !o.sawSure(cur, here) {
+		return false, &MergePendingError{ID: cur.ID}
+	}
 	a := analyse(h, o.sawOrUnknown)
 	if a.lost() == 0 {
-		return false
+		return false, nil
 	}
 	for _, v := range h {
 		if !o.sawSure(v, here) {
-			return false
+			return false, nil
 		}
 	}
 	patterns.Count(next, a.lost())
-	return true
+	return true, nil
+}
+
+// MergePendingError refuses a new version of a pattern whose version in
+// force came with a merge not yet committed (see countApart).
+type MergePendingError struct{ ID string }
+
+func (e *MergePendingError) Error() string {
+	return record.ShortID(e.ID) + "'s version in force came with a merge that is not committed yet: a version made now would have its validations counted twice by lore doctor; commit the merge, then run this again"
 }
