@@ -316,6 +316,11 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 	if asJSON {
 		return e.printJSON(rows)
 	}
+	// A hook that runs another lore binary is told from this one by path.
+	self := ""
+	if p, err := e.selfPath(); err == nil {
+		self = ", " + p
+	}
 	// A hook without --host-trusted injects only a store the user trusted.
 	untrusted := false
 	if dir, err := e.storeDir(); err == nil && store.Check(dir) == nil {
@@ -357,7 +362,7 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 					state += ", or 'lore hooks install' to have the hook pass --host-trusted (with --command, add it yourself)"
 				}
 			case ev.Installed && ev.BinaryOK && ev.Other:
-				state = "installed: " + ev.Command + " (another lore than this one, perhaps another version: '" + ev.Binary + " doctor' tells whether it reads this store)"
+				state = "installed: " + ev.Command + " (another lore than this one" + self + ", perhaps another version: '" + ev.Binary + " doctor' tells whether it reads this store)"
 			case ev.Installed && ev.BinaryOK:
 				state = "installed: " + ev.Command
 			case ev.Installed:
