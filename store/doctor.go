@@ -27,7 +27,7 @@ import (
 type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
-	Kind    string `json:"kind"` // malformed, torn, conflict, spread, lfs-pointer, unmerged, sparse, tie, changed-apart, validated-apart, purged, newer-format, future, not-a-directory, unreadable, attributes, temp-file, secret, config, encoding, misplaced, ignored, unknown-field, no-text
+	Kind    string `json:"kind"` // malformed, torn, conflict, spread, lfs-pointer, unmerged, sparse, tie, changed-apart, validated-apart, purged, newer-format, future, not-a-directory, unreadable, attributes, temp-file, secret, config, encoding, misplaced, ignored, unknown-field, no-text, unknown-dir
 	Message string `json:"message"`
 	Fixable bool   `json:"fixable"`
 	Fixed   bool   `json:"fixed"`
@@ -117,6 +117,7 @@ func (s *Store) Doctor(fix bool) ([]Problem, error) {
 	for _, c := range s.Config.Notes {
 		probs = append(probs, Problem{File: s.Rel(c.File), Line: c.Line, Kind: "config", Message: c.Msg, Note: c.Unknown})
 	}
+	probs = append(probs, s.unknownDirs()...)
 	probs = append(probs, s.checkAttributes(fix)...)
 	if ig := s.IgnoredByGit(context.Background()); ig != nil {
 		probs = append(probs, Problem{File: s.Rel(s.Dir), Kind: "ignored",
