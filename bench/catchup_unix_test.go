@@ -10,7 +10,7 @@ import (
 
 // waitCatchUp returns once no lore index a hook started in the background
 // (after a pull or checkout it could not read within its budget) works in
-// root's store: it holds the catch-up lock while it runs. The next state
+// root's store: it holds the catch-up lock (index.CatchUp's) while it runs. The next state
 // must not start under it, nor the temporary directory go.
 func waitCatchUp(root string) {
 	f, err := os.Open(filepath.Join(root, ".lore", ".local", "index", "catchup"))

@@ -339,8 +339,7 @@ func Status(t Target) ([]EventStatus, error) {
 				}
 				st.Installed, st.Command = true, cmd
 				st.Binary = binaryOf(cmd)
-				st.BinaryOK = binaryExists(st.Binary)
-				st.Other = st.BinaryOK && !sameBinary(st.Binary, t.Self)
+				st.BinaryOK, st.Other = binaryState(st.Binary, t.Self)
 				st.Problem = sw.problem(h)
 				argv, _ := argvOf(cmd)
 				st.HostTrusted = slices.Contains(argv, hostTrusted)
@@ -499,30 +498,26 @@ func binaryOf(cmd string) string {
 	return prog
 }
 
-// sameBinary reports whether bin (a path, or a name in PATH) is the file
-// self is; true when self is not known.
-func sameBinary(bin, self string) bool {
-	if self == "" {
-		return true
-	}
+// binaryState reports whether bin (a path, or a name in PATH) is an
+// executable file, and whether it is another file than self (this lore;
+// "": not known).
+func binaryState(bin, self string) (ok, other bool) {
+	path := bin
 	if !filepath.IsAbs(bin) {
 		var err error
-		if bin, err = exec.LookPath(bin); err != nil {
-			return false
+		if path, err = exec.LookPath(bin); err != nil {
+			return false, false
 		}
 	}
-	a, errA := os.Stat(bin)
-	b, errB := os.Stat(self)
-	return errA == nil && errB == nil && os.SameFile(a, b)
-}
-
-func binaryExists(bin string) bool {
-	if filepath.IsAbs(bin) {
-		fi, err := os.Stat(bin)
-		return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+	fi, err := os.Stat(path)
+	if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return false, false
 	}
-	_, err := exec.LookPath(bin)
-	return err == nil
+	if self == "" {
+		return true, false
+	}
+	me, err := os.Stat(self)
+	return true, err != nil || !os.SameFile(fi, me)
 }
 
 // mustJSON encodes v as JSON without HTML escapes: a user's hook command

@@ -121,8 +121,7 @@ func pluginStatus(t Target) ([]EventStatus, error) {
 		var argv []string
 		if m := pluginArgv().FindSubmatch(data); m != nil && json.Unmarshal(m[1], &argv) == nil && len(argv) > 0 {
 			st.Command, st.Binary = strings.Join(argv, " "), argv[0]
-			st.BinaryOK = binaryExists(st.Binary)
-			st.Other = st.BinaryOK && !sameBinary(st.Binary, t.Self)
+			st.BinaryOK, st.Other = binaryState(st.Binary, t.Self)
 			st.HostTrusted = slices.Contains(argv, hostTrusted)
 		}
 		if v != PluginVersion() {

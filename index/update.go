@@ -147,8 +147,12 @@ func (e *unreadableError) Error() string {
 // written again with it.
 func (sc *scan) update() ([]*segment, *resolution) {
 	// compact: every segment is merged into the new one (lore index), when
-	// there are more than compactAbove of them, the new one included.
-	compact := sc.compactAbove > 0 && len(sc.segs) > max(sc.compactAbove, 1)
+	// there are more than compactAbove of them, a new one included.
+	files := len(sc.segs)
+	if len(sc.parsed) > 0 || len(sc.gone) > 0 {
+		files++
+	}
+	compact := sc.compactAbove > 0 && files > sc.compactAbove
 	if sc.old != nil && len(sc.parsed) == 0 && len(sc.gone) == 0 && !sc.dirsMoved && slices.Equal(sc.pending, sc.old.pending) && !compact {
 		if res := decodeResolution(sc.old.resolved, sc.segs); res != nil {
 			return sc.segs, res
@@ -167,9 +171,6 @@ func (sc *scan) update() ([]*segment, *resolution) {
 			material = append(material, &shardFile{rel: rel, gone: true})
 			covered[rel] = true
 		}
-	}
-	if len(material) > 0 && sc.compactAbove > 0 && len(sc.segs)+1 > max(sc.compactAbove, 1) {
-		compact = true // the new segment would make one too many
 	}
 	keep := sc.segs
 	var absorbed []*segment

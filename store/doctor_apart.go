@@ -316,21 +316,15 @@ func (s *Store) apart(ctx context.Context, cands [][]versionRef, rr *rereader, f
 	// A version doctor writes is read, later, as having seen the versions
 	// whose shards its commit holds: it counts them only if this checkout's
 	// HEAD holds them all, as it does once the merge is committed.
-	head := s.Origin()
-	here := &record.Record{Author: head.Author, Branch: head.Branch, Commit: head.Commit}
+	here := s.writtenHere()
 	for _, a := range short {
-		for _, v := range a.h {
-			o.need(v, here)
-		}
+		o.needSeenBy(a.h, here)
 	}
 	o.ask(ctx)
 	for _, a := range short {
 		n := a.h[len(a.h)-1]
 		p := Problem{File: n.Source.File, Line: n.Source.Line, Kind: "validated-apart", Fixable: true}
-		all := true
-		for _, v := range a.h {
-			all = all && o.sawSure(v, here)
-		}
+		all := o.sawAll(a.h, here)
 		count := n.Derive(n.Time, record.Origin{})
 		patterns.Count(count, a.lost())
 		p.Message = fmt.Sprintf("%s was validated in two places apart (%s): the version in force counts %d validation%s of the %d made, confidence %s (%s with all)",
@@ -344,7 +338,7 @@ func (s *Store) apart(ctx context.Context, cands [][]versionRef, rr *rereader, f
 			if !now.After(n.Time) { // as Tx.Next: after the version in force
 				now = n.Time.Add(time.Millisecond)
 			}
-			next := n.Derive(now, head)
+			next := n.Derive(now, s.Origin())
 			patterns.Count(next, a.lost())
 			if err := s.appendLocked(next); err != nil {
 				return nil, err

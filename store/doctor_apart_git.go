@@ -95,6 +95,31 @@ func (o *sawOracle) needAll(h []*record.Record) {
 	}
 }
 
+// writtenHere is the envelope of a version written now, at this
+// checkout's HEAD: whether its writer saw a version is whether HEAD holds
+// that version's shard (what doctor --fix and a pattern verb write).
+func (s *Store) writtenHere() *record.Record {
+	head := s.Origin()
+	return &record.Record{Author: head.Author, Branch: head.Branch, Commit: head.Commit}
+}
+
+// needSeenBy queues the lookups sawAll(h, v) will want.
+func (o *sawOracle) needSeenBy(h []*record.Record, v *record.Record) {
+	for _, w := range h {
+		o.need(w, v)
+	}
+}
+
+// sawAll reports whether the writer of v surely saw every version of h.
+func (o *sawOracle) sawAll(h []*record.Record, v *record.Record) bool {
+	for _, w := range h {
+		if !o.sawSure(w, v) {
+			return false
+		}
+	}
+	return true
+}
+
 // ask runs the queued lookups in one git cat-file --batch-check: first
 // whether each commit is in the repository (a rebase or a shallow clone
 // can leave it out; then nothing is known), then each commit:path. Without

@@ -109,34 +109,27 @@ func (s *Store) countApart(ctx context.Context, next *record.Record, hist []*rec
 	if h == nil {
 		return false, nil
 	}
-	head := s.Origin()
-	here := &record.Record{Author: head.Author, Branch: head.Branch, Commit: head.Commit}
+	here := s.writtenHere()
 	o := s.newSawOracle()
 	o.needAll(h)
-	for _, v := range h {
-		o.need(v, here)
-	}
+	o.needSeenBy(h, here)
 	o.ask(ctx)
 	if cur := h[len(h)-1]; !o.sawSure(cur, here) {
 		return false, &MergePendingError{ID: cur.ID}
 	}
 	a := analyse(h, o.sawOrUnknown)
-	if a.lost() == 0 {
+	if a.lost() == 0 || !o.sawAll(h, here) {
 		return false, nil
-	}
-	for _, v := range h {
-		if !o.sawSure(v, here) {
-			return false, nil
-		}
 	}
 	patterns.Count(next, a.lost())
 	return true, nil
 }
 
 // MergePendingError refuses a new version of a pattern whose version in
-// force came with a merge not yet committed (see countApart).
+// force HEAD does not hold: a merge not yet committed brought it, most
+// often (see countApart).
 type MergePendingError struct{ ID string }
 
 func (e *MergePendingError) Error() string {
-	return record.ShortID(e.ID) + "'s version in force came with a merge that is not committed yet: a version made now would have its validations counted twice by lore doctor; commit the merge, then run this again"
+	return record.ShortID(e.ID) + "'s version in force is not in this checkout's commit (a merge not yet committed brought it?): a version made now would have its validations counted twice by lore doctor; commit the merge, then run this again"
 }
