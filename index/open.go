@@ -39,9 +39,13 @@ type SnapshotOptions struct {
 	// Budget, if set, bounds the parsing of changed shards when an index
 	// exists: once Open has run this long, it parses no further shard
 	// (beyond one per core, so every reader makes progress) and leaves the
-	// rest pending in the index for the next reader. Hooks set it, so a
-	// prompt after a big pull or checkout answers from what is indexed.
-	// Without an index, parsing runs until ctx is done, or ColdBudget.
+	// rest pending in the index for the next reader. With Prompt, the
+	// first half of it also bounds the reading of changed directories,
+	// newest month first: past it, the shards of those not read are
+	// served as the index holds them, and the next reader reads them.
+	// Hooks set it, so a prompt after a big pull or checkout answers from
+	// what is indexed. Without an index, parsing runs until ctx is done,
+	// or ColdBudget.
 	Budget time.Duration
 	// ColdBudget, if set, bounds a build without an index (a fresh clone's
 	// first prompt): the hook's deadline less the time to write what it
@@ -100,6 +104,11 @@ func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, er
 	for attempt := 0; ; attempt++ {
 		sc = newScan(ctx, s, o.Tokenizer)
 		sc.prompt, sc.thorough, sc.budget, sc.coldBudget, sc.compactAbove = o.Prompt, o.Thorough, o.Budget, o.ColdBudget, o.CompactAbove
+		if o.Prompt && o.Budget > 0 && sc.old != nil {
+			// Half the budget reads changed directories; the rest
+			// parses what changed.
+			sc.listDeadline = time.Unix(0, sc.start).Add(o.Budget / 2)
+		}
 		if sc.loadSegments() {
 			break
 		}
@@ -152,6 +161,7 @@ type scan struct {
 	compactAbove int
 	budget       time.Duration
 	coldBudget   time.Duration
+	listDeadline time.Time // in a prompt, when to stop reading changed directories (see readDirs)
 }
 
 type parseJob struct {
