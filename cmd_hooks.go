@@ -329,6 +329,7 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 	// The agent column fits every agent, the event column each agent's own
 	// events (opencode's plugin hooks would widen every other row), a
 	// broken file's row too.
+	var others []string // the other lore binaries hooks run
 	agentW, eventW := 0, map[string]int{}
 	for _, r := range rows {
 		agentW = max(agentW, len(r.Agent))
@@ -362,7 +363,10 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 					state += ", or 'lore hooks install' to have the hook pass --host-trusted (with --command, add it yourself)"
 				}
 			case ev.Installed && ev.BinaryOK && ev.Other:
-				state = "installed: " + ev.Command + " (another lore than this one" + self + ", perhaps another version: '" + ev.Binary + " doctor' tells whether it reads this store)"
+				state = "installed: " + ev.Command + " (another lore)"
+				if !slices.Contains(others, ev.Binary) {
+					others = append(others, ev.Binary)
+				}
 			case ev.Installed && ev.BinaryOK:
 				state = "installed: " + ev.Command
 			case ev.Installed:
@@ -370,6 +374,10 @@ func (e *env) hooksStatus(targets []hooks.Target, asJSON bool) error {
 			}
 			fmt.Fprintf(e.stdout, "%-*s %-8s %-*s %s  (%s)\n", agentW, r.Agent, r.Scope, eventW[r.Agent], ev.Event, state, e.rel(r.File))
 		}
+	}
+	// Said once for each, not on every event's row.
+	for _, bin := range others {
+		fmt.Fprintf(e.stdout, "note: %s is another lore than this one%s, perhaps another version: '%s doctor' tells whether it reads this store\n", bin, self, bin)
 	}
 	return nil
 }

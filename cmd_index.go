@@ -52,11 +52,11 @@ func cmdIndex(ctx context.Context, e *env, args []string) error {
 // catchUpInBackground starts 'lore index --background' for the store at dir,
 // detached from the hook, which has answered: shards the hook left unread
 // for want of time are read in one pass outside any prompt, not a few
-// hundred a prompt over the next dozens. Nothing is said of a failure: the
-// next prompts read them anyway. The binary is this one, never one a
-// repository names.
+// hundred a prompt over the next dozens; none is started while one is at
+// work. Nothing is said of a failure: the next prompts read them anyway.
+// The binary is this one, never one a repository names.
 func (e *env) catchUpInBackground(dir string) {
-	if e.getenv("LORE_NO_BACKGROUND") != "" {
+	if e.getenv("LORE_NO_BACKGROUND") != "" || index.CatchingUp(dir) {
 		return
 	}
 	bin, err := e.selfPath()

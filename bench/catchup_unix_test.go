@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // waitCatchUp returns once no lore index a hook started in the background
@@ -21,4 +22,21 @@ func waitCatchUp(root string) {
 	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX) == nil {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	}
+}
+
+// removeWork removes root, a store's working copy, once no catch-up works
+// in it. A hook's background run starts some milliseconds after the hook
+// (a process to start), so one started by the last hook may not hold the
+// lock yet when waitCatchUp looks, and then writes into the store as it
+// is removed: the removal is tried again after it.
+func removeWork(root string) error {
+	var err error
+	for range 5 {
+		waitCatchUp(root)
+		if err = os.RemoveAll(root); err == nil {
+			return nil
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return err
 }

@@ -199,6 +199,7 @@ func (s *scale) size(n int) {
 	pristine := filepath.Join(root, "pristine")
 	work := filepath.Join(root, "work")
 	defer os.RemoveAll(root)
+	defer removeWork(work) // before root: a catch-up may still write in it
 
 	s.progress("%d records: generating", n)
 	start := time.Now()

@@ -16,8 +16,7 @@ import (
 // and refreshes git's (untimed), and waits out the racy window.
 func (s *scale) reset(pristine, work string) {
 	t := s.t
-	waitCatchUp(work)
-	if err := os.RemoveAll(work); err != nil {
+	if err := removeWork(work); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command("cp", "-a", pristine, work).CombinedOutput(); err != nil {

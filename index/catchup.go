@@ -57,6 +57,22 @@ func CatchUp(ctx context.Context, s *store.Store, tok Tokenizer, background bool
 	return snap, err
 }
 
+// CatchingUp reports whether a CatchUp is at work on the store at
+// storeDir (it holds the lock): a hook that finds itself behind then
+// starts none, rather than one more process each prompt while the index
+// is read.
+func CatchingUp(storeDir string) bool {
+	path := filepath.Join(storeDir, store.LocalDir, "index", "catchup")
+	if _, err := os.Stat(path); err != nil {
+		return false // never started here
+	}
+	unlock, ok := tryLock(path)
+	if ok {
+		unlock()
+	}
+	return !ok
+}
+
 // compactAbove is how many segments a background CatchUp leaves as they
 // are: a reader opens and resolves each one (an index left in many files
 // by prompts catching up a fresh 100k clone took a prompt 23 ms, against

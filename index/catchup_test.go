@@ -56,12 +56,18 @@ func TestCatchUpReadsWhatACutBuildLeft(t *testing.T) {
 	if err := os.Remove(filepath.Join(s.Dir, m.pending[0])); err != nil { // gone before its turn
 		t.Fatal(err)
 	}
+	if CatchingUp(s.Dir) {
+		t.Error("CatchingUp with none at work")
+	}
 	unlock, ok := tryLock(filepath.Join(indexDir(s), "catchup"))
 	if !ok {
 		t.Fatal("the catch-up lock is taken")
 	}
 	if snap, err := CatchUp(context.Background(), s, tokenizer(), true); snap != nil || err != nil {
 		t.Errorf("CatchUp if idle, with another at it: %v, %v", snap, err)
+	}
+	if !CatchingUp(s.Dir) && renameOpen { // where locks are
+		t.Error("CatchingUp while another holds the lock: false")
 	}
 	unlock()
 	defer func(w int64) { racyWindow = w }(racyWindow)

@@ -40,9 +40,10 @@ type Posting struct {
 // doc skip them with Current.
 type Snapshot struct {
 	Warnings []record.Warning
-	Partial  bool // reading stopped at the deadline, or a shard could not be read: some shards are missing
-	// Behind: shards were left unread for want of time (the deadline, or
-	// the budget), not because they could not be read: CatchUp reads them.
+	Partial  bool // reading stopped at the deadline, or a shard could not be read: some shards are missing or older than on disk
+	// Behind: shards or changed directories were left unread for want of
+	// time (the deadline, or the budget), not because they could not be
+	// read: CatchUp reads them.
 	Behind bool
 
 	segs  []*segment
