@@ -28,10 +28,11 @@ import (
 const HookDeadline = 500 * time.Millisecond
 
 // HookIndexBudget bounds the index's catching up inside a hook once an
-// index exists: after a big pull or checkout, a prompt parses the changed
-// shards it can in this time, newest first, and leaves the rest to the
-// next prompts (or any lore command), rather than keep the user waiting.
-const HookIndexBudget = 30 * time.Millisecond
+// index exists: after a big pull or checkout, a prompt reads the changed
+// directories and parses the changed shards it can in this time, newest
+// first, and leaves the rest to the next prompts (or any lore command),
+// rather than keep the user waiting. A variable for tests.
+var HookIndexBudget = 30 * time.Millisecond
 
 // HookBuildBudget bounds the reading of a store that has no index yet (a
 // fresh clone) inside a hook: what is read is then written as the index's
