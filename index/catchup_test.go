@@ -112,3 +112,44 @@ func TestColdBudgetCutsABuildWithoutAnIndex(t *testing.T) {
 	}
 	mustMatch(t, s, open(t, s, true), "after CatchUp")
 }
+
+// A prompt while lore index works in the background reads one changed
+// directory a level and writes nothing: publishing would make the
+// catch-up's work lost. Once it is done, a prompt writes what it read.
+func TestPromptLeavesTheIndexToACatchUpAtWork(t *testing.T) {
+	s := newTestStore(t)
+	writeShards(t, s, 24, 1)
+	age(t, s.Dir, time.Hour)
+	open(t, s, true)
+	for i := range 12 { // a pull into every month
+		writeRecords(t, filepath.Join(s.Dir, "journal", fmt.Sprintf("2024-%02d", i+1), "other-p.jsonl"), record.Decision, 1, 500+i)
+	}
+	age(t, s.Dir, 30*time.Minute)
+	before := readManifest(s, tokenizer().stamp())
+	unlock, ok := tryLock(filepath.Join(indexDir(s), "catchup"))
+	if !ok {
+		t.Fatal("the catch-up lock is taken")
+	}
+	prompt := SnapshotOptions{Tokenizer: tokenizer(), Prompt: true, Budget: time.Minute}
+	snap, err := Open(context.Background(), s, prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if renameOpen { // where locks are
+		if m := readManifest(s, tokenizer().stamp()); !m.sameAs(before) {
+			t.Error("a prompt wrote the index while a catch-up was at work")
+		}
+		if !snap.Behind {
+			t.Error("a prompt while a catch-up works read every changed directory")
+		}
+	}
+	unlock()
+	snap, err = Open(context.Background(), s, prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Behind {
+		t.Error("a prompt once the catch-up is done: still behind")
+	}
+	mustMatch(t, s, snap, "after the catch-up")
+}

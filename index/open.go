@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"lore/internal/mmapfile"
@@ -162,6 +163,8 @@ type scan struct {
 	budget       time.Duration
 	coldBudget   time.Duration
 	listDeadline time.Time // in a prompt, when to stop reading changed directories (see readDirs)
+	catchUpOnce  sync.Once
+	catchingUp   bool // a prompt's, while lore index works (see leavesToCatchUp)
 }
 
 type parseJob struct {

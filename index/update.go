@@ -218,25 +218,45 @@ func (sc *scan) update() ([]*segment, *resolution) {
 			m.warns[f.rel] = f.warns
 		}
 	}
+	// What a prompt read while lore index works serves its answer only.
+	inMemory := sc.leavesToCatchUp()
 	segs := slices.Clone(keep)
 	var written []string
 	if len(material) > 0 {
 		name := segmentName()
 		data := encodeSegment(sc.tok.stamp(), sc.start, material, sc.dict)
-		seg, err := sc.writeSegment(name, data)
-		if err == nil {
-			written = append(written, name)
-		} else if seg, err = data.open(name, sc.tok.stamp()); err != nil {
-			return sc.segs, resolve(sc.segs) // cannot happen: the segment was just laid out
+		var seg *segment
+		if !inMemory {
+			if s, err := sc.writeSegment(name, data); err == nil {
+				seg = s
+				written = append(written, name)
+			}
+		}
+		if seg == nil { // in memory, or the write failed
+			s, err := data.open(name, sc.tok.stamp())
+			if err != nil {
+				return sc.segs, resolve(sc.segs) // cannot happen: the segment was just laid out
+			}
+			seg = s
 		}
 		segs = append(segs, seg)
 	}
 	for _, seg := range segs {
 		m.segs = append(m.segs, seg.name)
 	}
-	res := resolve(segs)
+	// Segments as they were resolve as they did: only the directories or
+	// the pending list changed (a prompt after a pull, cut short).
+	var res *resolution
+	if len(material) == 0 && sc.old != nil {
+		res = decodeResolution(sc.old.resolved, segs)
+	}
+	if res == nil {
+		res = resolve(segs)
+	}
 	m.resolved = string(res.encode())
-	sc.publish(m, written)
+	if !inMemory {
+		sc.publish(m, written)
+	}
 	sc.segs = segs
 	sc.old = m
 	return segs, res

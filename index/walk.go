@@ -210,12 +210,15 @@ func (sc *scan) readDirs(dirs []kindDir) []*dirRead {
 	slices.SortStableFunc(rest, func(a, b int) int {
 		return strings.Compare(filepath.Base(dirs[b].rel), filepath.Base(dirs[a].rel))
 	})
+	// While lore index works in the background, a prompt leaves the
+	// reading to it.
+	busy := len(rest) > 1 && sc.leavesToCatchUp()
 	var started atomic.Int32
 	read := func(i int) {
 		// One directory of each level is read whatever the time, so that
 		// prompts alone make progress where nothing runs in the
 		// background.
-		if started.Add(1) > 1 && sc.pastListing() {
+		if started.Add(1) > 1 && (busy || sc.pastListing()) {
 			out[i].leaveUnchecked()
 			return
 		}
@@ -238,6 +241,21 @@ func (sc *scan) readDirs(dirs []kindDir) []*dirRead {
 	}
 	wg.Wait()
 	return out
+}
+
+// leavesToCatchUp reports whether this scan is a prompt's while lore
+// index works in the background (CatchingUp): the prompt then reads only
+// what it must and writes nothing, which would make the catch-up's work
+// lost (it tries again from the new index). After a checkout at 300k
+// records, prompts that each read their share and wrote it kept a
+// catch-up from finishing: 44 to 100 ms a prompt, a new file each time.
+// Asked once a scan, and only of a prompt that found changes.
+func (sc *scan) leavesToCatchUp() bool {
+	if sc.listDeadline.IsZero() {
+		return false
+	}
+	sc.catchUpOnce.Do(func() { sc.catchingUp = CatchingUp(sc.store.Dir) })
+	return sc.catchingUp
 }
 
 // pastListing reports whether a prompt's time for reading changed

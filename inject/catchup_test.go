@@ -114,8 +114,9 @@ func TestHookCutShortShowsNoRecordOfARemovedShard(t *testing.T) {
 		write(m, "other-b.jsonl", "the release train waits for the tag")
 	}
 	defer func(b time.Duration) { HookIndexBudget = b }(HookIndexBudget)
-	HookIndexBudget = time.Nanosecond                               // one directory a level is read
-	if got := hook("after"); strings.Contains(got, "cockroachdb") { // a new session: nothing seen
+	HookIndexBudget = time.Nanosecond // one directory a level is read
+	// A new session, which has seen nothing.
+	if got := hook("after"); strings.Contains(got, "cockroachdb") {
 		t.Fatalf("a hook cut short showed a record of a removed shard:\n%s", got)
 	}
 }
