@@ -213,20 +213,20 @@ func (sc *scan) readDirs(dirs []kindDir) []*dirRead {
 	// While lore index works in the background, a prompt leaves the
 	// reading to it.
 	busy := len(rest) > 1 && sc.leavesToCatchUp()
-	var started atomic.Int32
-	read := func(i int) {
-		// One directory of each level is read whatever the time, so that
-		// prompts alone make progress where nothing runs in the
+	read := func(j int) {
+		// The newest directory of each level is read whatever the time,
+		// so that prompts alone make progress where nothing runs in the
 		// background.
-		if started.Add(1) > 1 && (busy || sc.pastListing()) {
+		i := rest[j]
+		if j > 0 && (busy || sc.pastListing()) {
 			out[i].leaveUnchecked()
 			return
 		}
 		sc.readEntries(dirs[i].kind, out[i])
 	}
 	if len(rest) < 2 {
-		for _, i := range rest {
-			read(i)
+		for j := range rest {
+			read(j)
 		}
 		return out
 	}
@@ -235,7 +235,7 @@ func (sc *scan) readDirs(dirs []kindDir) []*dirRead {
 	for range min(runtime.GOMAXPROCS(0), len(rest)) {
 		wg.Go(func() {
 			for j := int(next.Add(1) - 1); j < len(rest); j = int(next.Add(1) - 1) {
-				read(rest[j])
+				read(j)
 			}
 		})
 	}
