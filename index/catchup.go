@@ -26,7 +26,7 @@ func CatchUp(ctx context.Context, s *store.Store, tok Tokenizer, background bool
 	if err := os.MkdirAll(indexDir(s), store.DirMode); err != nil {
 		return nil, err
 	}
-	unlock, ok := tryLock(filepath.Join(indexDir(s), "catchup"))
+	unlock, ok := tryLock(catchUpLock(s.Dir))
 	if !ok && background {
 		return nil, nil
 	}
@@ -62,7 +62,7 @@ func CatchUp(ctx context.Context, s *store.Store, tok Tokenizer, background bool
 // starts none, rather than one more process each prompt while the index
 // is read.
 func CatchingUp(storeDir string) bool {
-	path := filepath.Join(storeDir, store.LocalDir, "index", "catchup")
+	path := catchUpLock(storeDir)
 	if _, err := os.Stat(path); err != nil {
 		return false // never started here
 	}
@@ -72,6 +72,9 @@ func CatchingUp(storeDir string) bool {
 	}
 	return !ok
 }
+
+// catchUpLock is the file CatchUp holds locked while it works.
+func catchUpLock(storeDir string) string { return filepath.Join(indexDirOf(storeDir), "catchup") }
 
 // compactAbove is how many segments a background CatchUp leaves as they
 // are: a reader opens and resolves each one (an index left in many files

@@ -59,7 +59,7 @@ func TestCatchUpReadsWhatACutBuildLeft(t *testing.T) {
 	if CatchingUp(s.Dir) {
 		t.Error("CatchingUp with none at work")
 	}
-	unlock, ok := tryLock(filepath.Join(indexDir(s), "catchup"))
+	unlock, ok := tryLock(catchUpLock(s.Dir))
 	if !ok {
 		t.Fatal("the catch-up lock is taken")
 	}
@@ -126,7 +126,7 @@ func TestPromptLeavesTheIndexToACatchUpAtWork(t *testing.T) {
 	}
 	age(t, s.Dir, 30*time.Minute)
 	before := readManifest(s, tokenizer().stamp())
-	unlock, ok := tryLock(filepath.Join(indexDir(s), "catchup"))
+	unlock, ok := tryLock(catchUpLock(s.Dir))
 	if !ok {
 		t.Fatal("the catch-up lock is taken")
 	}

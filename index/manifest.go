@@ -51,7 +51,10 @@ type dirEntry struct {
 	subdirs []string
 }
 
-func indexDir(s *store.Store) string { return filepath.Join(s.Dir, store.LocalDir, "index") }
+func indexDir(s *store.Store) string { return indexDirOf(s.Dir) }
+
+// indexDirOf is the index directory of the store at storeDir.
+func indexDirOf(storeDir string) string { return filepath.Join(storeDir, store.LocalDir, "index") }
 
 // Drop deletes the index, so that no copy of a purged record outlives it
 // in a segment; the next command rebuilds it from the shards. The index is
