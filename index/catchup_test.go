@@ -33,6 +33,11 @@ func TestCatchUpReadsWhatACutBuildLeft(t *testing.T) {
 	if snap, err := CatchUp(context.Background(), s, tokenizer(), false); err != nil || snap.Segments() != 1 || snap.Read() != 0 {
 		t.Fatalf("CatchUp of a current index in 4 segments: %v, %d segments, %d shards read", err, snap.Segments(), snap.Read())
 	}
+	// The four files it merged were written a moment ago, but the
+	// manifest it replaced named them: none stays on disk.
+	if files := segmentFiles(t, s.Dir); len(files) != 1 {
+		t.Errorf("after merging into one segment, the index directory holds %v", files)
+	}
 	for i := range 20 {
 		// In one directory, which even a cut prompt reads (one a level):
 		// its shards are left pending, not its directory unread.
@@ -152,4 +157,15 @@ func TestPromptLeavesTheIndexToACatchUpAtWork(t *testing.T) {
 		t.Error("a prompt once the catch-up is done: still behind")
 	}
 	mustMatch(t, s, snap, "after the catch-up")
+}
+
+// segmentFiles lists the segment files in the index directory of the store
+// at storeDir.
+func segmentFiles(t *testing.T, storeDir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(indexDirOf(storeDir), "*.seg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

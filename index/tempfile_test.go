@@ -88,7 +88,7 @@ func TestWriteFileHoldsItsTempFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	removeOrphans(dir, nil)
+	removeOrphans(dir, nil, nil)
 	if _, err := os.Stat(f.Name()); err != nil {
 		t.Fatalf("a live writer's temporary file was removed: %v", err)
 	}
@@ -96,7 +96,7 @@ func TestWriteFileHoldsItsTempFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	removeOrphans(dir, nil)
+	removeOrphans(dir, nil, nil)
 	if _, err := os.Stat(filepath.Join(dir, "x.seg")); err != nil {
 		t.Fatalf("the renamed file: %v", err)
 	}
@@ -143,7 +143,7 @@ func TestKilledWritersTempFileIsRemoved(t *testing.T) {
 		cmd.Wait()
 		t.Fatalf("the writer did not start: %v", err)
 	}
-	removeOrphans(dir, nil)
+	removeOrphans(dir, nil, nil)
 	if got := temps(t, dir); len(got) != 1 {
 		cmd.Process.Kill()
 		cmd.Wait()
@@ -151,7 +151,7 @@ func TestKilledWritersTempFileIsRemoved(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	removeOrphans(dir, nil)
+	removeOrphans(dir, nil, nil)
 	if got := temps(t, dir); len(got) != 0 {
 		t.Fatalf("after the writer (%s) was killed: %v", name, got)
 	}
