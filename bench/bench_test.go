@@ -60,7 +60,9 @@ func BenchmarkInjectWarm(b *testing.B) {
 	for _, n := range []int{1000, 10000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			s := benchStore(b, n)
-			opts := index.SnapshotOptions{Tokenizer: inject.Tokenizer()}
+			// As the prompt hook opens it (commands also stat every
+			// patterns shard).
+			opts := index.SnapshotOptions{Tokenizer: inject.Tokenizer(), Prompt: true, Budget: inject.HookIndexBudget}
 			if _, err := index.Open(context.Background(), s, opts); err != nil { // warm the cache
 				b.Fatal(err)
 			}
