@@ -78,9 +78,14 @@ func FuzzSegment(f *testing.F) {
 			seg.postings(i, func(int, bool) {})
 		}
 		for i := range seg.nFiles {
-			seg.file(i)
+			for _, row := range seg.file(i).rows {
+				seg.rowID(row) // a row a damaged entry names is one of the segment's
+			}
 		}
-		seg.eachAnchored(func(int, []record.Anchor) {})
+		seg.eachAnchored(func(row int, _ []record.Anchor) { seg.rowID(row) })
+		if n := seg.nAnchors(); n > len(data) {
+			t.Fatalf("%d anchors claimed by a %d-byte segment", n, len(data))
+		}
 		snap := newSnapshot([]*segment{seg}, nil)
 		for i := range snap.Len() {
 			snap.Record(i)

@@ -232,11 +232,12 @@ func (s *segment) eachAnchored(fn func(row int, anchors []record.Anchor)) {
 	var buf []record.Anchor
 	row := 0
 	for len(d.b) > 0 {
-		row += int(d.uint())
+		delta := d.uint()
 		buf = decodeAnchors(d, buf[:0])
-		if d.err != nil || row >= s.nRows {
+		if d.err != nil || delta >= uint64(s.nRows-row) {
 			return
 		}
+		row += int(delta)
 		fn(row, buf)
 	}
 }
@@ -244,7 +245,7 @@ func (s *segment) eachAnchored(fn func(row int, anchors []record.Anchor)) {
 // nAnchors is how many anchors the anchor table holds, current or not.
 func (s *segment) nAnchors() int {
 	d := &decoder{b: bytesString(s.anchorTab)}
-	return int(d.uint())
+	return d.count() // each anchor takes bytes of the table: a damaged count cannot size a huge slice
 }
 
 // lengths is row i's count of distinct headline and body terms.
@@ -326,8 +327,8 @@ func (s *segment) version(i int, dict *termDict) (version, error) {
 		}
 		ts := make([]string, n)
 		for j := range ts {
-			if t := int(d.uint()); t < s.nTerms {
-				ts[j] = s.term(t)
+			if t := d.uint(); t < uint64(s.nTerms) {
+				ts[j] = s.term(int(t))
 			} else {
 				d.err = errCorrupt
 			}
@@ -436,7 +437,14 @@ func (s *segment) file(i int) fileEntry {
 	f, d := s.fileStat(i)
 	row := 0
 	for n := d.count(); n > 0 && d.err == nil; n-- {
-		row += int(d.uint())
+		// Rows ascend, each one of this segment's: a damaged delta
+		// ends the list rather than name a row that is not there.
+		delta := d.uint()
+		if delta >= uint64(s.nRows-row) {
+			d.err = errCorrupt
+			break
+		}
+		row += int(delta)
 		f.rows = append(f.rows, row)
 	}
 	for n := d.count(); n > 0 && d.err == nil; n-- {
