@@ -53,13 +53,19 @@ type cache struct {
 	used map[string]bool
 }
 
+// mapCache maps the cache file. A var: FuzzReadCache reads instead, as a
+// mapping is kept for the process's life (mmapfile.Map) and its worker,
+// mapping a new file for each input, ran out of the kernel's 65k mappings
+// and died.
+var mapCache = mmapfile.Map
+
 func readCache(name string) *cache {
 	c := &cache{added: map[string]string{}}
 	// Mapped, not read: a prompt looks up a few entries of a file that
 	// holds every anchored file's (166 KB for 10k records), and a fresh
 	// process pays for each page it copies. Writers replace the file, so
 	// the mapping stays what was read.
-	b, err := mmapfile.Map(name)
+	b, err := mapCache(name)
 	if err != nil || len(b) == 0 {
 		return c
 	}

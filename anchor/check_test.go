@@ -312,6 +312,8 @@ func TestCacheRoundTrip(t *testing.T) {
 func FuzzReadCache(f *testing.F) {
 	f.Add(cacheHeader + "\t5\tk\nd\to\tn\t1,2,3\nf\ta.go\t1\t2\t3\tid\nm\tc\tp\t\"\"\nr\tp\t\"\"\nw\tp\t9\n")
 	f.Add(cacheHeader + "\t5\t\nf\t\"a\\tb\"\t1\t2\t3\tid\n")
+	defer func(m func(string) ([]byte, error)) { mapCache = m }(mapCache)
+	mapCache = os.ReadFile
 	f.Fuzz(func(t *testing.T, data string) {
 		name := filepath.Join(t.TempDir(), "anchors")
 		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {

@@ -74,7 +74,7 @@ func tableField(f fastField, v string, r *Record) bool {
 	case fTime, fCreated:
 		// An offset date-time in UTC, seconds and a fraction as RFC 3339
 		// has them; local and other-offset forms go to the library.
-		if len(v) < len("2006-01-02T15:04:05Z") || v[len(v)-1] != 'Z' || v[10] != 'T' || strings.ContainsAny(v, " \t") {
+		if !isUTCDateTime(v) {
 			return false
 		}
 		tm, err := time.Parse(time.RFC3339Nano, v)
@@ -209,4 +209,33 @@ func isTOMLInt(v string) bool {
 func isTOMLFloat(v string) bool {
 	whole, frac, ok := strings.Cut(v, ".")
 	return ok && isTOMLInt(whole) && frac != "" && strings.Trim(frac, "0123456789") == ""
+}
+
+// isUTCDateTime reports whether v is exactly 2006-01-02T15:04:05Z with an
+// optional fraction after a dot: time.Parse is more lenient than TOML (a
+// one-digit hour, a comma before the fraction), so other forms go to the
+// library, which refuses what TOML does.
+func isUTCDateTime(v string) bool {
+	const shape = "dddd-dd-ddTdd:dd:dd"
+	if len(v) < len(shape)+1 || v[len(v)-1] != 'Z' {
+		return false
+	}
+	for i := range len(shape) {
+		if c := v[i]; shape[i] == 'd' && (c < '0' || c > '9') || shape[i] != 'd' && c != shape[i] {
+			return false
+		}
+	}
+	frac := v[len(shape) : len(v)-1]
+	if frac == "" {
+		return true
+	}
+	if len(frac) < 2 || frac[0] != '.' {
+		return false
+	}
+	for _, c := range frac[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
