@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -306,6 +307,53 @@ func TestCheckoutThatReplacesManyShards(t *testing.T) {
 	writeRecords(t, filepath.Join(s.Dir, "journal", "2023-05", "other-new.jsonl"), record.Decision, 4, 5000)
 	age(t, s.Dir, 30*time.Minute)
 	mustMatch(t, s, open(t, s, true), "after the checkout")
+}
+
+// After a checkout to a smaller store, the mean record lengths the ranker
+// normalises by are the current records', as a fresh index has them, not
+// the sums of every segment over the records left.
+func TestCheckoutToASmallerStoreKeepsTheLengths(t *testing.T) {
+	defer func(n int) { smallSegment = n }(smallSegment)
+	smallSegment = 0 // the update is a segment of its own, as at 20k records
+	s := newTestStore(t)
+	long := writeShards(t, s, 40, 3)
+	for i, p := range long { // long headlines, in a segment of their own
+		rs := writeRecords(t, p, record.Decision, 3, 100+i)
+		var b strings.Builder
+		for _, r := range rs {
+			r.Text += fmt.Sprintf(" extra%d", i) + " alpha beta gamma delta epsilon zeta eta theta iota kappa"
+			line, err := r.MarshalLine()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(line)
+		}
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeRecords(t, filepath.Join(s.Dir, "failures", "2024-01", "main-short.jsonl"), record.Failure, 5, 900)
+	age(t, s.Dir, time.Hour)
+	open(t, s, false)
+	for _, p := range long[1:] { // the checkout leaves one long shard of 40
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	age(t, s.Dir, 30*time.Minute)
+	after := open(t, s, false)
+	if err := os.RemoveAll(indexDirOf(s.Dir)); err != nil {
+		t.Fatal(err)
+	}
+	fresh := open(t, s, false)
+	if after.Count() != fresh.Count() || after.Count() != 8 {
+		t.Fatalf("%d records after the checkout, %d in a fresh index; want 8", after.Count(), fresh.Count())
+	}
+	at, ab := after.AvgTerms()
+	ft, fb := fresh.AvgTerms()
+	if math.Abs(at-ft) > 1e-9 || math.Abs(ab-fb) > 1e-9 {
+		t.Errorf("mean lengths after the checkout %.3f, %.3f; a fresh index's %.3f, %.3f", at, ab, ft, fb)
+	}
 }
 
 func TestDamagedIndexIsRebuilt(t *testing.T) {

@@ -84,24 +84,32 @@ func newSnapshot(segs []*segment, res *resolution) *Snapshot {
 	}
 	s := &Snapshot{segs: segs, res: res, recs: map[int]*record.Record{}}
 	n := 0
+	// The lengths' sums are of current rows, as the count is: a segment's
+	// are of its newest rows, and the rows a newer segment outdates (the
+	// shards a checkout replaced or removed) leave them. Summed as written,
+	// a checkout from 20k records to 3k divided the 20k's lengths by 3k,
+	// and ranked otherwise than a fresh index until the files were merged.
+	var t, b int
 	for k, seg := range segs {
 		s.first = append(s.first, n)
 		n += seg.nRows
 		s.count += seg.nNewest
+		t, b = t+seg.sumTitle, b+seg.sumBody
 		res.flip[k].each(func(row int) {
-			if seg.purged(row) {
-				return // a tombstone is no record, current or not
-			}
+			rt, rb := seg.lengths(row)
+			purged := seg.purged(row) // a tombstone is no record, current or not
 			if seg.newest(row) {
-				s.count--
+				t, b = t-rt, b-rb
+				if !purged {
+					s.count--
+				}
 			} else {
-				s.count++
+				t, b = t+rt, b+rb
+				if !purged {
+					s.count++
+				}
 			}
 		})
-	}
-	var t, b int
-	for _, seg := range segs {
-		t, b = t+seg.sumTitle, b+seg.sumBody
 	}
 	if s.count > 0 {
 		s.avgTitle = max(float64(t)/float64(s.count), 1)
