@@ -39,6 +39,9 @@ func cmdIndex(ctx context.Context, e *env, args []string) error {
 		return err // nil, nil: another process is at it
 	}
 	e.reportWarnings(snap.Warnings)
+	if snap.Unsaved != nil {
+		return fmt.Errorf("index: cannot write the index: %w", snap.Unsaved)
+	}
 	out := map[string]any{"records": snap.Count(), "shards_read": snap.Read(), "files": snap.Segments()}
 	if *asJSON {
 		return e.printJSON(out)

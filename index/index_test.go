@@ -1,13 +1,16 @@
 package index
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -354,6 +357,38 @@ func TestCheckoutToASmallerStoreKeepsTheLengths(t *testing.T) {
 	if math.Abs(at-ft) > 1e-9 || math.Abs(ab-fb) > 1e-9 {
 		t.Errorf("mean lengths after the checkout %.3f, %.3f; a fresh index's %.3f, %.3f", at, ab, ft, fb)
 	}
+}
+
+// A segment that cannot be written (a full disk) is not named by a new
+// manifest: the index stays as it was, the reader answers from memory and
+// says so, and the next reader, the disk freed, brings the index up to date.
+func TestFailedSegmentWriteLeavesTheIndexAsItWas(t *testing.T) {
+	s := newTestStore(t)
+	writeShards(t, s, 6, 2)
+	age(t, s.Dir, time.Hour)
+	open(t, s, false)
+	before, err := os.ReadFile(manifestPath(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pulled := filepath.Join(s.Dir, "journal", "2025-03", "other-pulled.jsonl")
+	writeRecords(t, pulled, record.Decision, 3, 77)
+	settle(pulled)
+	defer func(w func(string, ...[]byte) error) { writeSegmentFile = w }(writeSegmentFile)
+	writeSegmentFile = func(string, ...[]byte) error { return syscall.ENOSPC }
+	full := open(t, s, true)
+	if !errors.Is(full.Unsaved, syscall.ENOSPC) || full.Count() != 15 {
+		t.Fatalf("on a full disk: unsaved %v, %d records; want ENOSPC and 15", full.Unsaved, full.Count())
+	}
+	if after, _ := os.ReadFile(manifestPath(s)); !bytes.Equal(after, before) {
+		t.Error("a manifest was published though its segment could not be written")
+	}
+	writeSegmentFile = writeFile
+	freed := open(t, s, true)
+	if freed.Unsaved != nil || freed.Read() != 1 {
+		t.Errorf("the disk freed: unsaved %v, %d shards read; want the pulled shard read", freed.Unsaved, freed.Read())
+	}
+	mustMatch(t, s, open(t, s, false), "after the disk was freed")
 }
 
 func TestDamagedIndexIsRebuilt(t *testing.T) {

@@ -132,7 +132,7 @@ func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, er
 	snap.dir = s.Dir
 	snap.Warnings = sc.warnings()
 	snap.Partial, snap.Behind = sc.partial, sc.behind
-	snap.parsed, snap.lost = len(sc.parsed), sc.lost
+	snap.parsed, snap.lost, snap.Unsaved = len(sc.parsed), sc.lost, sc.unsaved
 	return snap, nil
 }
 
@@ -156,6 +156,7 @@ type scan struct {
 	partial      bool
 	behind       bool             // changed shards were left pending for want of time
 	lost         bool             // another process published first: what this one wrote is not the index
+	unsaved      error            // writing the index failed: it is left as it was (see Snapshot.Unsaved)
 	unreadable   []record.Warning // shards that exist but could not be read
 	prompt       bool
 	thorough     bool

@@ -45,6 +45,10 @@ type Snapshot struct {
 	// time (the deadline, or the budget), not because they could not be
 	// read: CatchUp reads them.
 	Behind bool
+	// Unsaved: what was read could not be written to the index (a full
+	// disk, a read-only .local); the snapshot serves it from memory and
+	// the index on disk is left as it was.
+	Unsaved error
 
 	segs  []*segment
 	first []int       // each segment's first doc
