@@ -50,3 +50,13 @@ func statNames(dir string, rels []string, skip int) ([]dirItem, error) {
 func stateOf(fi fs.FileInfo) fileState {
 	return fileState{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 }
+
+// statDirectory states the directory at path as the index compares it:
+// whether it is one and its mtime; Windows keeps no change time (0).
+func statDirectory(path string) (isDir bool, mtime, ctime int64, err error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false, 0, 0, err
+	}
+	return fi.IsDir(), fi.ModTime().UnixNano(), 0, nil
+}

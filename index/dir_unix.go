@@ -76,6 +76,26 @@ func statAt(fd int, name string) (fileState, bool) {
 	return fileState{size: st.Size, mtime: st.Mtim.Nano(), ino: st.Ino}, true
 }
 
+// statDirectory states the directory at path as the index compares it:
+// whether it is one, its mtime, and its change time (ctime). Adding,
+// removing or renaming an entry moves both; only the ctime cannot be set
+// back: touch -d, cp -p, rsync -t and tools that restore mtimes from git
+// set a directory's mtime to what the index knew, which hid the shards a
+// checkout had just added from every reader, doctor included (new-user
+// run 28).
+func statDirectory(path string) (isDir bool, mtime, ctime int64, err error) {
+	var st unix.Stat_t
+	for {
+		if err = unix.Stat(path, &st); err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return false, 0, 0, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	return st.Mode&unix.S_IFMT == unix.S_IFDIR, st.Mtim.Nano(), st.Ctim.Nano(), nil
+}
+
 // stateOf is what the index compares of a file it stat'ed by path.
 func stateOf(fi fs.FileInfo) fileState {
 	st := fileState{size: fi.Size(), mtime: fi.ModTime().UnixNano()}

@@ -391,6 +391,34 @@ func TestFailedSegmentWriteLeavesTheIndexAsItWas(t *testing.T) {
 	mustMatch(t, s, open(t, s, false), "after the disk was freed")
 }
 
+// A shard added to a directory whose mtime is then set back to what the
+// index knew (touch -d, cp -p, rsync -t, tools that restore mtimes from
+// git) is read: the directory's change time moved.
+func TestShardAddedUnderARestoredDirectoryMtimeIsRead(t *testing.T) {
+	s := newTestStore(t)
+	writeShards(t, s, 4, 2)
+	age(t, s.Dir, time.Hour)
+	month := filepath.Join(s.Dir, "journal", "2024-01")
+	fi, err := os.Stat(month)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open(t, s, true)
+	time.Sleep(10 * time.Millisecond) // a change time the index has not seen, on coarse clocks too
+	added := writeRecords(t, filepath.Join(month, "other-b.jsonl"), record.Decision, 1, 99)
+	settle(filepath.Join(month, "other-b.jsonl"))
+	if err := os.Chtimes(month, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	for _, prompt := range []bool{true, false} {
+		snap := open(t, s, prompt)
+		if _, ok := snap.Lookup(added[0].ID); !ok {
+			t.Fatalf("prompt %v: the shard added under a restored mtime is not read", prompt)
+		}
+	}
+	mustMatch(t, s, open(t, s, false), "after the mtime was restored")
+}
+
 func TestDamagedIndexIsRebuilt(t *testing.T) {
 	s := newTestStore(t)
 	capture(t, s, record.Failure, "deploy failed")

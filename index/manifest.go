@@ -16,14 +16,17 @@ import (
 
 // The manifest (.lore/.local/index/manifest) names the segments that make
 // up the index, oldest first, and what the index knew of each directory of
-// shards when it was written: its mtime and subdirectories. A shard is
+// shards when it was written: its mtime, change time and subdirectories. A shard is
 // described by the newest segment that lists it (a tombstone there means
 // it was removed). The manifest is small and replaced whole, by rename,
 // after the segments it names are in place. Since LOREIDX4 it also holds
 // the segments' resolution; a LOREIDX3 manifest is read without one.
+// Since LOREIDX5 each directory's change time; a LOREIDX4 one is read
+// without them (compared by mtime until the next write).
 
 const (
-	manifestMagic   = "LOREIDX4"
+	manifestMagic   = "LOREIDX5"
+	manifestMagicV4 = "LOREIDX4"
 	manifestMagicV3 = "LOREIDX3"
 )
 
@@ -48,6 +51,7 @@ type manifest struct {
 // dirEntry is a directory of shards as the index last saw it.
 type dirEntry struct {
 	mtime   int64
+	ctime   int64 // see statDirectory; 0 where unknown (Windows, a LOREIDX4 manifest)
 	subdirs []string
 }
 
@@ -98,7 +102,7 @@ func decodeManifest(data []byte, tokVersion string) *manifest {
 		return nil
 	}
 	magic := string(data[:len(manifestMagic)])
-	if magic != manifestMagic && magic != manifestMagicV3 {
+	if magic != manifestMagic && magic != manifestMagicV4 && magic != manifestMagicV3 {
 		return nil
 	}
 	d := &decoder{b: string(data[len(manifestMagic):])}
@@ -109,7 +113,12 @@ func decodeManifest(data []byte, tokVersion string) *manifest {
 		warns: map[string][]record.Warning{}}
 	for n := d.count(); n > 0 && d.err == nil; n-- {
 		rel := d.str()
-		m.dirs[rel] = &dirEntry{mtime: d.int(), subdirs: d.strs()}
+		de := &dirEntry{mtime: d.int()}
+		if magic == manifestMagic {
+			de.ctime = d.int()
+		}
+		de.subdirs = d.strs()
+		m.dirs[rel] = de
 	}
 	for n := d.count(); n > 0 && d.err == nil; n-- {
 		rel := d.str()
@@ -118,7 +127,7 @@ func decodeManifest(data []byte, tokVersion string) *manifest {
 		}
 	}
 	m.pending = d.strs()
-	if magic == manifestMagic {
+	if magic != manifestMagicV3 {
 		m.resolved = d.str()
 	}
 	if d.err != nil || len(d.b) != 0 {
@@ -127,9 +136,13 @@ func decodeManifest(data []byte, tokVersion string) *manifest {
 	return m
 }
 
-func (m *manifest) encode(tokVersion string) []byte {
+func (m *manifest) encode(tokVersion string) []byte { return m.encodeAs(manifestMagic, tokVersion) }
+
+// encodeAs writes the manifest in the layout of magic: an earlier format
+// for the tests that read one.
+func (m *manifest) encodeAs(magic, tokVersion string) []byte {
 	e := &encoder{}
-	e.b = append(e.b, manifestMagic...)
+	e.b = append(e.b, magic...)
 	e.str(tokVersion)
 	e.int(m.written)
 	e.strs(m.segs)
@@ -143,6 +156,9 @@ func (m *manifest) encode(tokVersion string) []byte {
 		de := m.dirs[rel]
 		e.str(rel)
 		e.int(de.mtime)
+		if magic == manifestMagic {
+			e.int(de.ctime)
+		}
 		e.strs(de.subdirs)
 	}
 	rels = rels[:0]
@@ -159,7 +175,9 @@ func (m *manifest) encode(tokVersion string) []byte {
 		}
 	}
 	e.strs(m.pending)
-	e.str(m.resolved)
+	if magic != manifestMagicV3 {
+		e.str(m.resolved)
+	}
 	return e.b
 }
 

@@ -81,7 +81,8 @@ const (
 // Open reads the current records through the index, bringing the index up
 // to date first. What is checked, and why it suffices:
 //
-//   - every directory of shards, by its mtime: git's checkouts, pulls and
+//   - every directory of shards, by its mtime and change time (see
+//     statDirectory): git's checkouts, pulls and
 //     merges add, remove and replace shards as files, and lore rewrites a
 //     shard (doctor, purge) by renaming a new file over it, all of which
 //     change the directory; a changed directory is listed and each of its

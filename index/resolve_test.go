@@ -69,10 +69,11 @@ func TestResolutionIsKeptInTheManifest(t *testing.T) {
 		write func(m *manifest) []byte
 	}{
 		{"LOREIDX3 manifest", func(m *manifest) []byte {
-			m.resolved = ""
-			b := m.encode(tokenizer().stamp())
-			copy(b, manifestMagicV3)
-			return b[:len(b)-1] // no resolution field: LOREIDX3 ended with the pending shards
+			return m.encodeAs(manifestMagicV3, tokenizer().stamp())
+		}},
+		{"LOREIDX4 manifest", func(m *manifest) []byte {
+			m.resolved = "" // as if written before the checkout's
+			return m.encodeAs(manifestMagicV4, tokenizer().stamp())
 		}},
 		{"resolution of other segments", func(m *manifest) []byte {
 			m.resolved = string((&resolution{flip: make([]bitset, 1), dead: make([]bitset, 1)}).encode())

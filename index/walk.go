@@ -95,14 +95,14 @@ type dirRead struct {
 func (sc *scan) statDir(k record.Kind, rel string) (d *dirRead, done bool) {
 	d = &dirRead{rel: rel}
 	abs := filepath.Join(sc.store.Dir, rel)
-	fi, err := os.Stat(abs)
-	if err == nil && !fi.IsDir() && rel == k.Dir() {
+	isDir, mtime, ctime, err := statDirectory(abs)
+	if err == nil && !isDir && rel == k.Dir() {
 		// A file where the kind's directory belongs: its records cannot
 		// be read, which a reader must say rather than serve none.
 		d.err = &store.NotDirError{Path: sc.store.Rel(abs), Kind: k}
 		return d, true
 	}
-	if errors.Is(err, fs.ErrNotExist) || err == nil && !fi.IsDir() {
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !isDir {
 		d.missing = true
 		return d, true
 	}
@@ -110,12 +110,12 @@ func (sc *scan) statDir(k record.Kind, rel string) (d *dirRead, done bool) {
 		d.err = err
 		return d, true
 	}
-	mtime := fi.ModTime().UnixNano()
 	if sc.old != nil {
 		d.prev = sc.old.dirs[rel]
 	}
-	d.entry = &dirEntry{mtime: mtime}
-	d.moved = d.prev == nil || d.prev.mtime != mtime || mtime >= sc.old.written-racyWindow
+	d.entry = &dirEntry{mtime: mtime, ctime: ctime}
+	d.moved = d.prev == nil || d.prev.mtime != mtime || mtime >= sc.old.written-racyWindow ||
+		d.prev.ctime != ctime && d.prev.ctime != 0 && ctime != 0
 	if !d.moved {
 		d.entry.subdirs = d.prev.subdirs
 		if !sc.thorough && (k != record.Pattern || sc.prompt) {
