@@ -26,12 +26,14 @@ func CatchUp(ctx context.Context, s *store.Store, tok Tokenizer, background bool
 	if err := os.MkdirAll(indexDir(s), store.DirMode); err != nil {
 		return nil, err
 	}
-	unlock, ok := tryLock(catchUpLock(s.Dir))
+	lock := catchUpLock(s.Dir)
+	unlock, ok := tryLock(lock)
 	if !ok && background {
 		return nil, nil
 	}
 	if ok {
 		defer unlock()
+		defer heartbeat(lock)()
 	}
 	if background {
 		select {
@@ -58,13 +60,20 @@ func CatchUp(ctx context.Context, s *store.Store, tok Tokenizer, background bool
 }
 
 // CatchingUp reports whether a CatchUp is at work on the store at
-// storeDir (it holds the lock): a hook that finds itself behind then
-// starts none, rather than one more process each prompt while the index
-// is read.
+// storeDir: it holds the lock and its heartbeat is fresh. A hook that
+// finds itself behind then starts none, rather than one more process each
+// prompt while the index is read, and leaves the index to it. One that
+// holds the lock without a heartbeat (stopped, or hung on a file system)
+// is not at work: prompts that deferred to it brought the index forward
+// never (new-user run 28).
 func CatchingUp(storeDir string) bool {
 	path := catchUpLock(storeDir)
-	if _, err := os.Stat(path); err != nil {
+	fi, err := os.Stat(path)
+	if err != nil {
 		return false // never started here
+	}
+	if time.Since(fi.ModTime()) > catchUpStalled {
+		return false
 	}
 	unlock, ok := tryLock(path)
 	if ok {
@@ -72,6 +81,39 @@ func CatchingUp(storeDir string) bool {
 	}
 	return !ok
 }
+
+// heartbeat touches the lock file at path every heartbeatEvery until the
+// returned func is called, so that CatchingUp can tell a catch-up at work
+// from one that holds the lock and does nothing.
+func heartbeat(path string) (stop func()) {
+	beat := func() {
+		now := time.Now()
+		_ = os.Chtimes(path, now, now)
+	}
+	beat()
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(heartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				beat()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// heartbeatEvery and catchUpStalled: a catch-up touches its lock file
+// every second; one untouched for ten is taken for stopped (vars for
+// tests).
+var (
+	heartbeatEvery = time.Second
+	catchUpStalled = 10 * time.Second
+)
 
 // catchUpLock is the file CatchUp holds locked while it works.
 func catchUpLock(storeDir string) string { return filepath.Join(indexDirOf(storeDir), "catchup") }

@@ -74,6 +74,15 @@ func TestCatchUpReadsWhatACutBuildLeft(t *testing.T) {
 	if !CatchingUp(s.Dir) && renameOpen { // where locks are
 		t.Error("CatchingUp while another holds the lock: false")
 	}
+	// The holder makes no heartbeat (stopped, or hung): not at work, so
+	// prompts bring the index forward themselves.
+	stalled := time.Now().Add(-catchUpStalled - time.Second)
+	if err := os.Chtimes(catchUpLock(s.Dir), stalled, stalled); err != nil {
+		t.Fatal(err)
+	}
+	if CatchingUp(s.Dir) {
+		t.Error("CatchingUp while the holder of the lock has made no heartbeat for a while: true")
+	}
 	unlock()
 	defer func(w int64) { racyWindow = w }(racyWindow)
 	racyWindow = int64(time.Millisecond) // what a hook's background run waits out first
@@ -85,6 +94,9 @@ func TestCatchUpReadsWhatACutBuildLeft(t *testing.T) {
 		t.Errorf("after CatchUp: behind %v, partial %v, %d segments, %d shards read", snap.Behind, snap.Partial, snap.Segments(), snap.Read())
 	}
 	mustMatch(t, s, snap, "after CatchUp")
+	if fi, err := os.Stat(catchUpLock(s.Dir)); err != nil || time.Since(fi.ModTime()) > catchUpStalled {
+		t.Errorf("CatchUp made no heartbeat: %v", err)
+	}
 	if snap := open(t, s, true); snap.parsed != 0 || snap.Behind {
 		t.Errorf("the open after CatchUp parsed %d shards (behind %v)", snap.parsed, snap.Behind)
 	}
