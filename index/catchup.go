@@ -26,15 +26,15 @@ func CatchUp(ctx context.Context, s *store.Store, tok Tokenizer, background bool
 	if err := os.MkdirAll(indexDir(s), store.DirMode); err != nil {
 		return nil, err
 	}
+	// One at a time, but for one that holds the lock and makes no
+	// heartbeat (stopped, or hung): this one does its work.
 	lock := catchUpLock(s.Dir)
-	unlock, ok := tryLock(lock)
-	if !ok && background {
+	if unlock, ok := tryLock(lock); ok {
+		defer unlock()
+	} else if background && !stalled(lock) {
 		return nil, nil
 	}
-	if ok {
-		defer unlock()
-		defer heartbeat(lock)()
-	}
+	defer heartbeat(lock)()
 	if background {
 		select {
 		case <-time.After(time.Duration(racyWindow)):
@@ -65,21 +65,24 @@ func CatchUp(ctx context.Context, s *store.Store, tok Tokenizer, background bool
 // prompt while the index is read, and leaves the index to it. One that
 // holds the lock without a heartbeat (stopped, or hung on a file system)
 // is not at work: prompts that deferred to it brought the index forward
-// never (new-user run 28).
+// never (new-user run 28); the next catch-up a hook starts does its work.
 func CatchingUp(storeDir string) bool {
 	path := catchUpLock(storeDir)
-	fi, err := os.Stat(path)
-	if err != nil {
-		return false // never started here
-	}
-	if time.Since(fi.ModTime()) > catchUpStalled {
-		return false
+	if stalled(path) {
+		return false // or never started here
 	}
 	unlock, ok := tryLock(path)
 	if ok {
 		unlock()
 	}
 	return !ok
+}
+
+// stalled reports whether the catch-up lock at path has had no heartbeat
+// for catchUpStalled (or does not exist).
+func stalled(path string) bool {
+	fi, err := os.Stat(path)
+	return err != nil || time.Since(fi.ModTime()) > catchUpStalled
 }
 
 // heartbeat touches the lock file at path every heartbeatEvery until the
