@@ -498,6 +498,38 @@ func TestThoroughScanSeesJSONLEditedInPlace(t *testing.T) {
 	mustMatch(t, s, open(t, s, false), "plain scan after a thorough one")
 }
 
+// A shard overwritten in place with its size and mtime kept (cp -p) looks
+// unchanged to every stat: a thorough scan compares its content.
+func TestThoroughScanSeesAShardOverwrittenWithItsStatKept(t *testing.T) {
+	s := newTestStore(t)
+	r := capture(t, s, record.Decision, "keep the gamma flag")
+	files, _ := s.Files(record.Decision)
+	age(t, s.Dir, time.Hour)
+	open(t, s, false)
+	fi, err := os.Stat(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(files[0])
+	f, err := os.OpenFile(files[0], os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte(strings.Replace(string(data), "keep the gamma", "drop the gamma", 1)))
+	f.Close()
+	os.Chtimes(files[0], fi.ModTime(), fi.ModTime())
+	if got := state(open(t, s, false)); !strings.Contains(strings.Join(got, " "), "keep the gamma") {
+		t.Fatalf("a plain scan read the overwrite (%v): the test no longer shows what Thorough adds", got)
+	}
+	snap, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: tokenizer(), Thorough: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, ok := snap.Lookup(r.ID); !ok || snap.Record(i).Text != "drop the gamma flag" {
+		t.Fatalf("a thorough scan after an overwrite that kept the stat: %v", state(snap))
+	}
+}
+
 // A purge's tombstone supersedes a version another segment holds, however
 // late its timestamp: merged from a branch that purged the record, it
 // leaves purged a revision made later on a branch that had not seen it.

@@ -31,11 +31,12 @@ type SnapshotOptions struct {
 	// which compares every patterns shard.
 	Prompt bool
 	// Thorough stats every shard the index knows, of every kind, as
-	// patterns' are: it finds a JSONL shard edited in place by hand, which
+	// patterns' are, and compares each one's content with the index's
+	// checksum of it: it finds a JSONL shard edited in place by hand, which
 	// lore's model (records are appended; git replaces whole files) never
-	// does and the directory's mtime does not show. It costs a stat per
-	// shard (about 12 ms for 20k shards on 2 cores), so only doctor, which
-	// reads every shard anyway, asks for it.
+	// does and the directory's mtime does not show, and one overwritten
+	// with its size and mtime kept (cp -p). It costs a stat and a read per
+	// shard, so only doctor, which reads every shard anyway, asks for it.
 	Thorough bool
 	// Budget, if set, bounds the parsing of changed shards when an index
 	// exists: once Open has run this long, it parses no further shard

@@ -164,7 +164,7 @@ func (sc *scan) readEntries(k record.Kind, d *dirRead) {
 		kf, ok := known[frel]
 		delete(known, frel)
 		d.seen = append(d.seen, frel)
-		if !ok || !kf.holds(sc.store.Dir, frel, it.st) {
+		if !ok || !kf.holds(sc.store.Dir, frel, it.st, sc.thorough) {
 			d.jobs = append(d.jobs, parseJob{frel, it.st.size, it.st.mtime, it.st.ino})
 		}
 	}
@@ -320,14 +320,16 @@ type knownFile struct {
 
 // holds says whether the index holds shard rel of the store in dir as st shows it: same
 // size, mtime and inode; and, if it was modified so close to the index's
-// writing that a change could hide in the same timestamp, the same content
-// (by checksum: reading a file costs far less than parsing it again).
-func (kf knownFile) holds(dir, rel string, st fileState) bool {
+// writing that a change could hide in the same timestamp, or if verify
+// (a thorough scan: doctor reads every shard anyway), the same content
+// (by checksum: reading a file costs far less than parsing it again; cp
+// -p over a shard keeps its inode, size and mtime).
+func (kf knownFile) holds(dir, rel string, st fileState, verify bool) bool {
 	mtime := st.mtime
 	if kf.gone || kf.size != st.size || kf.mtime != mtime || kf.ino != st.ino {
 		return false
 	}
-	if mtime < kf.written-racyWindow {
+	if mtime < kf.written-racyWindow && !verify {
 		return true
 	}
 	data, err := os.ReadFile(filepath.Join(dir, rel))
@@ -367,7 +369,7 @@ func (sc *scan) known(dir string, deep bool) map[string]knownFile {
 func (sc *scan) check(rel string, fi fs.FileInfo) {
 	sc.seen[rel] = true
 	st := stateOf(fi)
-	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(sc.store.Dir, rel, st) {
+	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(sc.store.Dir, rel, st, sc.thorough) {
 		return
 	}
 	sc.jobs = append(sc.jobs, parseJob{rel, st.size, st.mtime, st.ino})
