@@ -124,7 +124,7 @@ func FuzzManifest(f *testing.F) {
 	m := &manifest{written: 1740787200000000000, segs: []string{"seg-1", "seg-2"},
 		dirs:    map[string]*dirEntry{"journal": {mtime: 5, subdirs: []string{"2025-03"}}, "journal/2025-03": {mtime: -3}},
 		warns:   map[string][]record.Warning{"journal/2025-03/a.jsonl": {{Pos: record.Pos{File: "a.jsonl", Line: 2}, Kind: 1, Msg: "bad line"}}},
-		pending: []string{"failures/2025-03/b.jsonl"}, resolved: "\x01\x02"}
+		pending: []string{"failures/2025-03/b.jsonl"}, resolved: "\x01\x02", sums: []uint32{7, 1 << 31}}
 	if !reflect.DeepEqual(decodeManifest(m.encode(tok), tok), m) {
 		f.Fatalf("the seed manifest does not read back as itself")
 	}

@@ -530,6 +530,42 @@ func TestThoroughScanSeesAShardOverwrittenWithItsStatKept(t *testing.T) {
 	}
 }
 
+// A segment whose content is damaged but whose framing holds is served as
+// it reads by a plain scan (only the pages a reader needs are touched); a
+// thorough scan (doctor) compares its checksum and rebuilds the index.
+func TestThoroughScanRebuildsASegmentDamagedInside(t *testing.T) {
+	s := newTestStore(t)
+	capture(t, s, record.Decision, "use postgres for the billing ledger")
+	age(t, s.Dir, time.Hour)
+	open(t, s, false)
+	m := readManifest(s, tokenizer().stamp())
+	if len(m.sums) != len(m.segs) || m.sums[0] == 0 {
+		t.Fatalf("the manifest holds checksums %v for segments %v", m.sums, m.segs)
+	}
+	path := filepath.Join(indexDirOf(s.Dir), m.segs[0])
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(data, []byte("postgres for the billing"))
+	if i < 0 {
+		t.Fatal("the record's text is not in its segment")
+	}
+	data[i] = 'X'
+	if err := os.WriteFile(path, data, 0o644); err != nil { // in place, as damage is
+		t.Fatal(err)
+	}
+	if got := strings.Join(state(open(t, s, false)), " "); !strings.Contains(got, "Xostgres") {
+		t.Fatalf("a plain scan did not serve the damaged text (%s): the test no longer shows what the checksum adds", got)
+	}
+	snap, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: tokenizer(), Thorough: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMatch(t, s, snap, "a thorough scan of a segment damaged inside")
+	mustMatch(t, s, open(t, s, false), "a plain scan after it")
+}
+
 // A purge's tombstone supersedes a version another segment holds, however
 // late its timestamp: merged from a branch that purged the record, it
 // leaves purged a revision made later on a branch that had not seen it.

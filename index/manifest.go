@@ -21,8 +21,9 @@ import (
 // it was removed). The manifest is small and replaced whole, by rename,
 // after the segments it names are in place. Since LOREIDX4 it also holds
 // the segments' resolution; a LOREIDX3 manifest is read without one.
-// Since LOREIDX5 each directory's change time; a LOREIDX4 one is read
-// without them (compared by mtime until the next write).
+// Since LOREIDX5 each directory's change time and each segment's checksum;
+// a LOREIDX4 one is read without them (compared by mtime until the next
+// write).
 
 const (
 	manifestMagic   = "LOREIDX5"
@@ -46,6 +47,10 @@ type manifest struct {
 	// resolved is the segments' resolution, encoded (see resolution);
 	// empty when not known, and then computed by each reader.
 	resolved string
+	// sums are the segments' checksums (crc32c of each file), as segs:
+	// a thorough scan compares them, as a segment's framing is checked
+	// on every read but not its content. Nil before LOREIDX5.
+	sums []uint32
 }
 
 // dirEntry is a directory of shards as the index last saw it.
@@ -130,6 +135,17 @@ func decodeManifest(data []byte, tokVersion string) *manifest {
 	if magic != manifestMagicV3 {
 		m.resolved = d.str()
 	}
+	if magic == manifestMagic {
+		if n := d.count(); n > 0 {
+			if n != len(m.segs) {
+				return nil
+			}
+			m.sums = make([]uint32, n)
+			for i := range m.sums {
+				m.sums[i] = uint32(d.uint())
+			}
+		}
+	}
 	if d.err != nil || len(d.b) != 0 {
 		return nil
 	}
@@ -177,6 +193,12 @@ func (m *manifest) encodeAs(magic, tokVersion string) []byte {
 	e.strs(m.pending)
 	if magic != manifestMagicV3 {
 		e.str(m.resolved)
+	}
+	if magic == manifestMagic {
+		e.uint(uint64(len(m.sums)))
+		for _, sum := range m.sums {
+			e.uint(uint64(sum))
+		}
 	}
 	return e.b
 }

@@ -194,17 +194,26 @@ func newScan(ctx context.Context, s *store.Store, tok Tokenizer) *scan {
 }
 
 // loadSegments maps the manifest's segments; false if one is missing. A
-// damaged segment drops the whole index, which is then rebuilt.
+// damaged segment (its framing, or in a thorough scan its checksum) drops
+// the whole index, which is then rebuilt.
 func (sc *scan) loadSegments() bool {
 	if sc.old == nil {
 		return true
 	}
-	for _, name := range sc.old.segs {
+	for i, name := range sc.old.segs {
 		data, err := mmapfile.Map(filepath.Join(indexDir(sc.store), name))
 		if errors.Is(err, fs.ErrNotExist) {
 			return false
 		}
 		seg, perr := parseSegment(name, data, sc.tok.stamp())
+		if err == nil && perr == nil && i < len(sc.old.sums) {
+			seg.sum = sc.old.sums[i]
+			// Only a thorough scan reads every byte: a reader maps a
+			// segment to touch only the pages it needs.
+			if sc.thorough && seg.sum != 0 && checksum(data) != seg.sum {
+				perr = errCorrupt
+			}
+		}
 		if err != nil || perr != nil {
 			sc.old, sc.segs = nil, nil
 			return true

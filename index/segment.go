@@ -63,6 +63,7 @@ var errCorrupt = errors.New("index segment is damaged")
 // segment is a mapped segment file (or one built in memory).
 type segment struct {
 	name                     string
+	sum                      uint32 // crc32c of its file (manifest.sums); 0: not known
 	written                  int64
 	nFiles, nRows, nTerms    int
 	sumTitle, sumBody        int

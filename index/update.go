@@ -245,6 +245,7 @@ func (sc *scan) update() ([]*segment, *resolution) {
 	}
 	for _, seg := range segs {
 		m.segs = append(m.segs, seg.name)
+		m.sums = append(m.sums, seg.sum)
 	}
 	// Segments as they were resolve as they did: only the directories or
 	// the pending list changed (a prompt after a pull, cut short).
@@ -285,6 +286,9 @@ func (sc *scan) writeSegment(name string, data encodedSegment) (*segment, error)
 	var seg *segment
 	if err == nil {
 		seg, err = parseSegment(name, mapped, sc.tok.stamp())
+	}
+	if err == nil {
+		seg.sum = checksum(mapped)
 	}
 	if err != nil {
 		_ = os.Remove(path) // the caller holds the segment in memory instead
