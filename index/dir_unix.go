@@ -73,7 +73,7 @@ func statAt(fd int, name string) (fileState, bool) {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return fileState{}, false // a FIFO or device would hang the read: doctor reports it
 	}
-	return fileState{size: st.Size, mtime: st.Mtim.Nano(), ino: st.Ino}, true
+	return fileState{size: st.Size, mtime: st.Mtim.Nano(), ino: st.Ino, ctime: st.Ctim.Nano()}, true
 }
 
 // statDirectory states the directory at path as the index compares it:

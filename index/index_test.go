@@ -459,6 +459,17 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 // an old one (an earlier month, everything aged, the index written after),
 // then rewrites the shard in place, as some editors save (VS Code), with
 // text changed to edited and the file's mtime kept in the past.
+// outOfRacyWindow lets real time pass beyond a racy window shortened for
+// the test: a change's date is its ctime, which age cannot set back, so
+// what a test just wrote would otherwise be checked again by content for
+// 2 s, as a change made in the index's tick is.
+func outOfRacyWindow(t *testing.T) {
+	w := racyWindow
+	t.Cleanup(func() { racyWindow = w })
+	racyWindow = int64(time.Millisecond)
+	time.Sleep(20 * time.Millisecond) // file times tick coarser than time.Now
+}
+
 func editInPlace(t *testing.T, s *store.Store, k record.Kind, text, edited string) {
 	t.Helper()
 	capture(t, s, k, text)
@@ -468,6 +479,7 @@ func editInPlace(t *testing.T, s *store.Store, k record.Kind, text, edited strin
 	path := filepath.Join(old, "main-x"+k.Ext())
 	os.Rename(files[0], path)
 	age(t, s.Dir, time.Hour)
+	outOfRacyWindow(t)
 	open(t, s, false)
 	data, _ := os.ReadFile(path)
 	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
@@ -504,20 +516,24 @@ func TestThoroughScanSeesAShardOverwrittenWithItsStatKept(t *testing.T) {
 	s := newTestStore(t)
 	r := capture(t, s, record.Decision, "keep the gamma flag")
 	files, _ := s.Files(record.Decision)
+	path := filepath.Join(s.Dir, "journal", "2001-01", "main-x.jsonl") // not a shard this checkout appends to, which every reader stats
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.Rename(files[0], path)
 	age(t, s.Dir, time.Hour)
+	outOfRacyWindow(t)
 	open(t, s, false)
-	fi, err := os.Stat(files[0])
+	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(files[0])
-	f, err := os.OpenFile(files[0], os.O_WRONLY|os.O_TRUNC, 0)
+	data, _ := os.ReadFile(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Write([]byte(strings.Replace(string(data), "keep the gamma", "drop the gamma", 1)))
 	f.Close()
-	os.Chtimes(files[0], fi.ModTime(), fi.ModTime())
+	os.Chtimes(path, fi.ModTime(), fi.ModTime())
 	if got := state(open(t, s, false)); !strings.Contains(strings.Join(got, " "), "keep the gamma") {
 		t.Fatalf("a plain scan read the overwrite (%v): the test no longer shows what Thorough adds", got)
 	}
