@@ -582,6 +582,29 @@ func TestThoroughScanRebuildsASegmentDamagedInside(t *testing.T) {
 	mustMatch(t, s, open(t, s, false), "a plain scan after it")
 }
 
+// A shard whose ctime moves with nothing else (a hard link, chmod, chown)
+// is parsed again once, not read and checksummed by every reader after.
+func TestShardWithOnlyItsCtimeMovedIsDescribedAgainOnce(t *testing.T) {
+	s := newTestStore(t)
+	capture(t, s, record.Pattern, "retry the webhook with backoff")
+	age(t, s.Dir, time.Hour)
+	outOfRacyWindow(t)
+	open(t, s, false)
+	files, _ := s.Files(record.Pattern)
+	time.Sleep(20 * time.Millisecond)
+	if err := os.Chmod(files[0], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // the change older than the (shortened) window
+	if snap := open(t, s, false); snap.parsed != 1 {
+		t.Fatalf("the first reader after the chmod parsed %d shards, want the pattern's", snap.parsed)
+	}
+	if snap := open(t, s, false); snap.parsed != 0 {
+		t.Fatalf("the next reader parsed %d shards: the shard was not described again", snap.parsed)
+	}
+	mustMatch(t, s, open(t, s, false), "after the chmod")
+}
+
 // A purge's tombstone supersedes a version another segment holds, however
 // late its timestamp: merged from a branch that purged the record, it
 // leaves purged a revision made later on a branch that had not seen it.

@@ -165,7 +165,7 @@ func (sc *scan) readEntries(k record.Kind, d *dirRead) {
 		kf, ok := known[frel]
 		delete(known, frel)
 		d.seen = append(d.seen, frel)
-		if !ok || !kf.holds(sc.store.Dir, frel, it.st, sc.thorough) {
+		if !ok || !kf.holds(sc.store.Dir, frel, it.st, sc.thorough, sc.start) {
 			d.jobs = append(d.jobs, parseJob{frel, it.st.size, it.st.mtime, it.st.ino})
 		}
 	}
@@ -325,12 +325,23 @@ type knownFile struct {
 // (a thorough scan: doctor reads every shard anyway), the same content
 // (by checksum: reading a file costs far less than parsing it again; cp
 // -p over a shard keeps its inode, size and mtime).
-func (kf knownFile) holds(dir, rel string, st fileState, verify bool) bool {
+//
+// A shard that changed after the index described it, but long enough ago
+// (before now, less the window), is not held: it is parsed again, so that
+// a newer segment describes it and the next reader trusts its stat. A
+// hard link, chmod or chown moves a ctime and nothing else, and every
+// reader read and checksummed such shards again, forever. now 0 leaves
+// that to the checksum (Unchanged: a hook that finds a shown record's
+// shard not held reads the whole store).
+func (kf knownFile) holds(dir, rel string, st fileState, verify bool, now int64) bool {
 	if kf.gone || kf.size != st.size || kf.mtime != st.mtime || kf.ino != st.ino {
 		return false
 	}
 	if st.changed() < kf.written-racyWindow && !verify {
 		return true
+	}
+	if st.changed() >= kf.written-racyWindow && st.changed() < now-racyWindow {
+		return false
 	}
 	data, err := os.ReadFile(filepath.Join(dir, rel))
 	return err == nil && int64(len(data)) == kf.size && checksum(data) == kf.sum
@@ -369,7 +380,7 @@ func (sc *scan) known(dir string, deep bool) map[string]knownFile {
 func (sc *scan) check(rel string, fi fs.FileInfo) {
 	sc.seen[rel] = true
 	st := stateOf(fi)
-	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(sc.store.Dir, rel, st, sc.thorough) {
+	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(sc.store.Dir, rel, st, sc.thorough, sc.start) {
 		return
 	}
 	sc.jobs = append(sc.jobs, parseJob{rel, st.size, st.mtime, st.ino})
