@@ -62,6 +62,16 @@ func open(t *testing.T, s *store.Store, prompt bool) *Snapshot {
 	return snap
 }
 
+// openThorough opens the index as doctor does.
+func openThorough(t *testing.T, s *store.Store) *Snapshot {
+	t.Helper()
+	snap, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: tokenizer(), Thorough: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
 func capture(t *testing.T, s *store.Store, k record.Kind, text string) *record.Record {
 	t.Helper()
 	r, err := s.New(k, text, nil)
@@ -502,10 +512,7 @@ func TestThoroughScanSeesJSONLEditedInPlace(t *testing.T) {
 	if got := state(open(t, s, false)); strings.Contains(strings.Join(got, " "), "valkey") {
 		t.Fatalf("a plain scan read the in-place edit (%v): the test no longer shows what Thorough adds", got)
 	}
-	snap, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: tokenizer(), Thorough: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := openThorough(t, s)
 	mustMatch(t, s, snap, "in-place edit, thorough scan")
 	mustMatch(t, s, open(t, s, false), "plain scan after a thorough one")
 }
@@ -537,10 +544,7 @@ func TestThoroughScanSeesAShardOverwrittenWithItsStatKept(t *testing.T) {
 	if got := state(open(t, s, false)); !strings.Contains(strings.Join(got, " "), "keep the gamma") {
 		t.Fatalf("a plain scan read the overwrite (%v): the test no longer shows what Thorough adds", got)
 	}
-	snap, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: tokenizer(), Thorough: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := openThorough(t, s)
 	if i, ok := snap.Lookup(r.ID); !ok || snap.Record(i).Text != "drop the gamma flag" {
 		t.Fatalf("a thorough scan after an overwrite that kept the stat: %v", state(snap))
 	}
@@ -574,10 +578,7 @@ func TestThoroughScanRebuildsASegmentDamagedInside(t *testing.T) {
 	if got := strings.Join(state(open(t, s, false)), " "); !strings.Contains(got, "Xostgres") {
 		t.Fatalf("a plain scan did not serve the damaged text (%s): the test no longer shows what the checksum adds", got)
 	}
-	snap, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: tokenizer(), Thorough: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := openThorough(t, s)
 	mustMatch(t, s, snap, "a thorough scan of a segment damaged inside")
 	mustMatch(t, s, open(t, s, false), "a plain scan after it")
 }

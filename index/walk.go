@@ -326,13 +326,15 @@ type knownFile struct {
 // (by checksum: reading a file costs far less than parsing it again; cp
 // -p over a shard keeps its inode, size and mtime).
 //
-// A shard that changed after the index described it, but long enough ago
-// (before now, less the window), is not held: it is parsed again, so that
-// a newer segment describes it and the next reader trusts its stat. A
-// hard link, chmod or chown moves a ctime and nothing else, and every
-// reader read and checksummed such shards again, forever. now 0 leaves
-// that to the checksum (Unchanged: a hook that finds a shown record's
-// shard not held reads the whole store).
+// A shard whose ctime moved well after its mtime since the index
+// described it, long enough ago (before now, less the window), is not
+// held: it is parsed again, so that a newer segment describes it and the
+// next reader trusts its stat. A hard link, chmod or chown moves a ctime
+// and nothing else, and every reader read and checksummed such shards
+// again, forever (an append moves both, and is checksummed only until the
+// shard is next parsed, as before). now 0 leaves that to the checksum
+// (Unchanged: a hook that finds a shown record's shard not held reads the
+// whole store).
 func (kf knownFile) holds(dir, rel string, st fileState, verify bool, now int64) bool {
 	if kf.gone || kf.size != st.size || kf.mtime != st.mtime || kf.ino != st.ino {
 		return false
@@ -340,7 +342,7 @@ func (kf knownFile) holds(dir, rel string, st fileState, verify bool, now int64)
 	if st.changed() < kf.written-racyWindow && !verify {
 		return true
 	}
-	if st.changed() >= kf.written-racyWindow && st.changed() < now-racyWindow {
+	if st.ctime-st.mtime > racyWindow && st.ctime >= kf.written-racyWindow && st.ctime < now-racyWindow {
 		return false
 	}
 	data, err := os.ReadFile(filepath.Join(dir, rel))
