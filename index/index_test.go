@@ -429,6 +429,31 @@ func TestShardAddedUnderARestoredDirectoryMtimeIsRead(t *testing.T) {
 	mustMatch(t, s, open(t, s, false), "after the mtime was restored")
 }
 
+// Shards and directories dated in the future (a clock skew, an archive)
+// are dated by their change time for the racy window: once past it, a
+// reader neither lists them again nor rewrites the manifest.
+func TestFutureMtimesLeaveTheRacyWindow(t *testing.T) {
+	defer func(w int64) { racyWindow = w }(racyWindow)
+	racyWindow = int64(time.Millisecond)
+	s := newTestStore(t)
+	writeShards(t, s, 4, 2)
+	tomorrow := time.Now().Add(24 * time.Hour)
+	filepath.Walk(s.Dir, func(p string, _ os.FileInfo, err error) error {
+		if err == nil && !strings.Contains(p, store.LocalDir) {
+			os.Chtimes(p, tomorrow, tomorrow)
+		}
+		return nil
+	})
+	time.Sleep(20 * time.Millisecond) // the change times past the window; file times tick coarser than time.Now
+	open(t, s, false)
+	first := readManifest(s, tokenizer().stamp())
+	time.Sleep(20 * time.Millisecond)
+	open(t, s, false)
+	if again := readManifest(s, tokenizer().stamp()); again.written != first.written {
+		t.Error("a reader rewrote the manifest: it took the directories dated tomorrow for changed")
+	}
+}
+
 func TestDamagedIndexIsRebuilt(t *testing.T) {
 	s := newTestStore(t)
 	capture(t, s, record.Failure, "deploy failed")
@@ -469,17 +494,6 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 // an old one (an earlier month, everything aged, the index written after),
 // then rewrites the shard in place, as some editors save (VS Code), with
 // text changed to edited and the file's mtime kept in the past.
-// outOfRacyWindow lets real time pass beyond a racy window shortened for
-// the test: a change's date is its ctime, which age cannot set back, so
-// what a test just wrote would otherwise be checked again by content for
-// 2 s, as a change made in the index's tick is.
-func outOfRacyWindow(t *testing.T) {
-	w := racyWindow
-	t.Cleanup(func() { racyWindow = w })
-	racyWindow = int64(time.Millisecond)
-	time.Sleep(20 * time.Millisecond) // file times tick coarser than time.Now
-}
-
 func editInPlace(t *testing.T, s *store.Store, k record.Kind, text, edited string) {
 	t.Helper()
 	capture(t, s, k, text)
@@ -489,7 +503,6 @@ func editInPlace(t *testing.T, s *store.Store, k record.Kind, text, edited strin
 	path := filepath.Join(old, "main-x"+k.Ext())
 	os.Rename(files[0], path)
 	age(t, s.Dir, time.Hour)
-	outOfRacyWindow(t)
 	open(t, s, false)
 	data, _ := os.ReadFile(path)
 	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
@@ -523,24 +536,20 @@ func TestThoroughScanSeesAShardOverwrittenWithItsStatKept(t *testing.T) {
 	s := newTestStore(t)
 	r := capture(t, s, record.Decision, "keep the gamma flag")
 	files, _ := s.Files(record.Decision)
-	path := filepath.Join(s.Dir, "journal", "2001-01", "main-x.jsonl") // not a shard this checkout appends to, which every reader stats
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	os.Rename(files[0], path)
 	age(t, s.Dir, time.Hour)
-	outOfRacyWindow(t)
 	open(t, s, false)
-	fi, err := os.Stat(path)
+	fi, err := os.Stat(files[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(path)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	data, _ := os.ReadFile(files[0])
+	f, err := os.OpenFile(files[0], os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Write([]byte(strings.Replace(string(data), "keep the gamma", "drop the gamma", 1)))
 	f.Close()
-	os.Chtimes(path, fi.ModTime(), fi.ModTime())
+	os.Chtimes(files[0], fi.ModTime(), fi.ModTime())
 	if got := state(open(t, s, false)); !strings.Contains(strings.Join(got, " "), "keep the gamma") {
 		t.Fatalf("a plain scan read the overwrite (%v): the test no longer shows what Thorough adds", got)
 	}
@@ -581,29 +590,6 @@ func TestThoroughScanRebuildsASegmentDamagedInside(t *testing.T) {
 	snap := openThorough(t, s)
 	mustMatch(t, s, snap, "a thorough scan of a segment damaged inside")
 	mustMatch(t, s, open(t, s, false), "a plain scan after it")
-}
-
-// A shard whose ctime moves with nothing else (a hard link, chmod, chown)
-// is parsed again once, not read and checksummed by every reader after.
-func TestShardWithOnlyItsCtimeMovedIsDescribedAgainOnce(t *testing.T) {
-	s := newTestStore(t)
-	capture(t, s, record.Pattern, "retry the webhook with backoff")
-	age(t, s.Dir, time.Hour)
-	outOfRacyWindow(t)
-	open(t, s, false)
-	files, _ := s.Files(record.Pattern)
-	time.Sleep(20 * time.Millisecond)
-	if err := os.Chmod(files[0], 0o600); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(20 * time.Millisecond) // the change older than the (shortened) window
-	if snap := open(t, s, false); snap.parsed != 1 {
-		t.Fatalf("the first reader after the chmod parsed %d shards, want the pattern's", snap.parsed)
-	}
-	if snap := open(t, s, false); snap.parsed != 0 {
-		t.Fatalf("the next reader parsed %d shards: the shard was not described again", snap.parsed)
-	}
-	mustMatch(t, s, open(t, s, false), "after the chmod")
 }
 
 // A purge's tombstone supersedes a version another segment holds, however

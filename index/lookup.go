@@ -108,7 +108,7 @@ func (s *Snapshot) Unchanged(ids []string) bool {
 				return false
 			}
 			fi, err := os.Stat(filepath.Join(s.dir, rel))
-			if err != nil || !kf.holds(s.dir, rel, stateOf(fi), false, 0) {
+			if err != nil || !kf.holds(s.dir, rel, stateOf(fi), false) {
 				return false
 			}
 		}
