@@ -454,6 +454,42 @@ func TestFutureMtimesLeaveTheRacyWindow(t *testing.T) {
 	}
 }
 
+// An index a LOREIDX4 lore wrote knows no directory's ctime and no
+// segment's checksum: its directories are read once again (a shard added
+// under a restored mtime is found), and a thorough scan rebuilds what it
+// cannot vouch for.
+func TestIndexOfTheFormatBeforeIsCheckedOnce(t *testing.T) {
+	defer func(n int) { smallSegment = n }(smallSegment)
+	smallSegment = 0 // the old segment is kept, not merged into the next
+	s := newTestStore(t)
+	writeShards(t, s, 4, 2)
+	age(t, s.Dir, time.Hour)
+	open(t, s, true)
+	m := readManifest(s, tokenizer().stamp())
+	if err := os.WriteFile(manifestPath(s), m.encodeAs(manifestMagicV4, tokenizer().stamp()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	month := filepath.Join(s.Dir, "journal", "2024-01")
+	fi, err := os.Stat(month)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := writeRecords(t, filepath.Join(month, "other-b.jsonl"), record.Decision, 1, 99)
+	settle(filepath.Join(month, "other-b.jsonl"))
+	os.Chtimes(month, fi.ModTime(), fi.ModTime())
+	if _, ok := open(t, s, true).Lookup(added[0].ID); !ok {
+		t.Fatal("a shard added under a restored mtime, after an upgrade, is not read")
+	}
+	if got := readManifest(s, tokenizer().stamp()); len(got.sums) == 0 || got.sums[0] != 0 {
+		t.Fatalf("the segment carried over from the LOREIDX4 index: checksums %v, want 0 (not known) first", got.sums)
+	}
+	openThorough(t, s)
+	if got := readManifest(s, tokenizer().stamp()); len(got.sums) != 1 || got.sums[0] == 0 {
+		t.Errorf("after a thorough scan: checksums %v, want one known", got.sums)
+	}
+	mustMatch(t, s, open(t, s, false), "after the upgrade")
+}
+
 func TestDamagedIndexIsRebuilt(t *testing.T) {
 	s := newTestStore(t)
 	capture(t, s, record.Failure, "deploy failed")

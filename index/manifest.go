@@ -22,8 +22,8 @@ import (
 // after the segments it names are in place. Since LOREIDX4 it also holds
 // the segments' resolution; a LOREIDX3 manifest is read without one.
 // Since LOREIDX5 each directory's change time and each segment's checksum;
-// a LOREIDX4 one is read without them (compared by mtime until the next
-// write).
+// a LOREIDX4 one is read without them: its directories are read once
+// again, and doctor rebuilds segments whose checksum it does not know.
 
 const (
 	manifestMagic   = "LOREIDX5"

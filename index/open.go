@@ -206,11 +206,15 @@ func (sc *scan) loadSegments() bool {
 			return false
 		}
 		seg, perr := parseSegment(name, data, sc.tok.stamp())
-		if err == nil && perr == nil && i < len(sc.old.sums) {
-			seg.sum = sc.old.sums[i]
+		if err == nil && perr == nil {
+			if i < len(sc.old.sums) {
+				seg.sum = sc.old.sums[i]
+			}
 			// Only a thorough scan reads every byte: a reader maps a
-			// segment to touch only the pages it needs.
-			if sc.thorough && seg.sum != 0 && checksum(data) != seg.sum {
+			// segment to touch only the pages it needs. A segment whose
+			// checksum is not known (a LOREIDX4 index's) cannot be
+			// vouched for: it is rebuilt too.
+			if sc.thorough && (seg.sum == 0 || checksum(data) != seg.sum) {
 				perr = errCorrupt
 			}
 		}

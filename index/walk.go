@@ -115,8 +115,12 @@ func (sc *scan) statDir(k record.Kind, rel string) (d *dirRead, done bool) {
 	}
 	d.entry = &dirEntry{mtime: mtime, ctime: ctime}
 	changed := fileState{mtime: mtime, ctime: ctime}.changed()
+	// A directory a LOREIDX4 manifest described (no ctime known) is read
+	// once: the manifest written next records its ctime, and a shard
+	// added under a restored mtime before then stayed hidden for good
+	// (run 29).
 	d.moved = d.prev == nil || d.prev.mtime != mtime || changed >= sc.old.written-racyWindow ||
-		d.prev.ctime != ctime && d.prev.ctime != 0 && ctime != 0
+		d.prev.ctime != ctime && ctime != 0
 	if !d.moved {
 		d.entry.subdirs = d.prev.subdirs
 		if !sc.thorough && (k != record.Pattern || sc.prompt) {
