@@ -74,6 +74,11 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	snap, snapErr := index.Open(ctx, s, thorough)
 	stale, anchored := 0, 0
 	if snapErr == nil {
+		// What the index held wrongly, doctor set right: said, as a
+		// repair is (it printed "no problems" over a damaged index).
+		for _, r := range snap.Repaired {
+			probs = append(probs, store.Problem{File: r.File, Kind: r.Kind, Message: r.Message, Fixed: true})
+		}
 		stale, anchored = e.countStale(ctx, s, snap)
 	}
 	open, notes := 0, 0

@@ -593,6 +593,9 @@ func TestThoroughScanSeesAShardOverwrittenWithItsStatKept(t *testing.T) {
 	if i, ok := snap.Lookup(r.ID); !ok || snap.Record(i).Text != "drop the gamma flag" {
 		t.Fatalf("a thorough scan after an overwrite that kept the stat: %v", state(snap))
 	}
+	if len(snap.Repaired) != 1 || snap.Repaired[0].Kind != "edited-in-place" || !strings.HasSuffix(snap.Repaired[0].File, filepath.Base(files[0])) {
+		t.Errorf("repairs reported: %+v, want the shard overwritten", snap.Repaired)
+	}
 }
 
 // A segment whose content is damaged but whose framing holds is served as
@@ -625,6 +628,9 @@ func TestThoroughScanRebuildsASegmentDamagedInside(t *testing.T) {
 	}
 	snap := openThorough(t, s)
 	mustMatch(t, s, snap, "a thorough scan of a segment damaged inside")
+	if len(snap.Repaired) != 1 || snap.Repaired[0].Kind != "index-damaged" {
+		t.Errorf("repairs reported: %+v, want the damaged index file", snap.Repaired)
+	}
 	mustMatch(t, s, open(t, s, false), "a plain scan after it")
 }
 

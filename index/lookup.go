@@ -108,7 +108,10 @@ func (s *Snapshot) Unchanged(ids []string) bool {
 				return false
 			}
 			fi, err := os.Stat(filepath.Join(s.dir, rel))
-			if err != nil || !kf.holds(s.dir, rel, stateOf(fi), false) {
+			if err != nil {
+				return false
+			}
+			if held, _ := kf.holds(s.dir, rel, stateOf(fi), false); !held {
 				return false
 			}
 		}

@@ -134,7 +134,7 @@ func Open(ctx context.Context, s *store.Store, o SnapshotOptions) (*Snapshot, er
 	snap.dir = s.Dir
 	snap.Warnings = sc.warnings()
 	snap.Partial, snap.Behind = sc.partial, sc.behind
-	snap.parsed, snap.lost, snap.Unsaved = len(sc.parsed), sc.lost, sc.unsaved
+	snap.parsed, snap.lost, snap.Unsaved, snap.Repaired = len(sc.parsed), sc.lost, sc.unsaved, sc.repaired
 	return snap, nil
 }
 
@@ -159,6 +159,7 @@ type scan struct {
 	behind       bool             // changed shards were left pending for want of time
 	lost         bool             // another process published first: what this one wrote is not the index
 	unsaved      error            // writing the index failed: it is left as it was (see Snapshot.Unsaved)
+	repaired     []Repair         // what a thorough scan set right (see Snapshot.Repaired)
 	unreadable   []record.Warning // shards that exist but could not be read
 	prompt       bool
 	thorough     bool
@@ -216,6 +217,12 @@ func (sc *scan) loadSegments() bool {
 			// vouched for: it is rebuilt too.
 			if sc.thorough && (seg.sum == 0 || checksum(data) != seg.sum) {
 				perr = errCorrupt
+				r := Repair{File: sc.store.Rel(filepath.Join(indexDir(sc.store), name)), Kind: "index-damaged",
+					Message: "an index file did not match its checksum: the index was rebuilt from the shards"}
+				if seg.sum == 0 {
+					r.Kind, r.Message = "index-unverified", "an index file an earlier lore wrote has no checksum: the index was rebuilt from the shards"
+				}
+				sc.repaired = append(sc.repaired, r)
 			}
 		}
 		if err != nil || perr != nil {

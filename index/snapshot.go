@@ -49,6 +49,12 @@ type Snapshot struct {
 	// disk, a read-only .local); the snapshot serves it from memory and
 	// the index on disk is left as it was.
 	Unsaved error
+	// Repaired is what a thorough scan found the index held wrongly and
+	// set right, for doctor to report: a segment whose content did not
+	// match its checksum, or could not be vouched for (the index was
+	// rebuilt), and shards whose content changed with their stat kept
+	// (read again).
+	Repaired []Repair
 
 	segs  []*segment
 	first []int       // each segment's first doc
@@ -61,6 +67,12 @@ type Snapshot struct {
 	parsed            int    // shards parsed to bring the index up to date
 	lost              bool   // another process published first (see scan.lost)
 	dir               string // the store's directory; "" for SnapshotOf
+}
+
+// Repair is one thing a thorough scan set right: File is relative to the
+// store's parent directory, as doctor names files.
+type Repair struct {
+	File, Kind, Message string
 }
 
 // SnapshotOf indexes records held in memory, as Open does a store.

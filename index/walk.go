@@ -86,6 +86,7 @@ type dirRead struct {
 	seen      []string   // shards listed
 	jobs      []parseJob // shards the index does not hold as they are
 	gone      []string   // shards and subdirectories the index holds that are gone
+	drifted   []string   // shards whose content changed with their stat kept (a thorough scan's)
 }
 
 // statDir stats directory rel and compares it with the index; done is
@@ -169,8 +170,15 @@ func (sc *scan) readEntries(k record.Kind, d *dirRead) {
 		kf, ok := known[frel]
 		delete(known, frel)
 		d.seen = append(d.seen, frel)
-		if !ok || !kf.holds(sc.store.Dir, frel, it.st, sc.thorough) {
+		held, drifted := false, false
+		if ok {
+			held, drifted = kf.holds(sc.store.Dir, frel, it.st, sc.thorough)
+		}
+		if !held {
 			d.jobs = append(d.jobs, parseJob{frel, it.st.size, it.st.mtime, it.st.ino})
+		}
+		if drifted {
+			d.drifted = append(d.drifted, frel)
 		}
 	}
 	for frel := range known {
@@ -304,6 +312,9 @@ func (sc *scan) record(d *dirRead) error {
 		sc.seen[rel] = true
 	}
 	sc.jobs = append(sc.jobs, d.jobs...)
+	for _, rel := range d.drifted {
+		sc.repaired = append(sc.repaired, sc.driftedRepair(rel))
+	}
 	for _, rel := range d.gone {
 		sc.gone[rel] = true
 	}
@@ -329,15 +340,27 @@ type knownFile struct {
 // (a thorough scan: doctor reads every shard anyway), the same content
 // (by checksum: reading a file costs far less than parsing it again; cp
 // -p over a shard keeps its inode, size and mtime).
-func (kf knownFile) holds(dir, rel string, st fileState, verify bool) bool {
+//
+// drifted is true when only the content shows the change: its stat is as
+// the index knew it, out of the racy window (verify found it).
+func (kf knownFile) holds(dir, rel string, st fileState, verify bool) (held, drifted bool) {
 	if kf.gone || kf.size != st.size || kf.mtime != st.mtime || kf.ino != st.ino {
-		return false
+		return false, false
 	}
-	if st.changed() < kf.written-racyWindow && !verify {
-		return true
+	settled := st.changed() < kf.written-racyWindow
+	if settled && !verify {
+		return true, false
 	}
 	data, err := os.ReadFile(filepath.Join(dir, rel))
-	return err == nil && int64(len(data)) == kf.size && checksum(data) == kf.sum
+	held = err == nil && int64(len(data)) == kf.size && checksum(data) == kf.sum
+	return held, err == nil && !held && settled
+}
+
+// driftedRepair is the doctor note of shard rel, whose content changed
+// with its stat kept.
+func (sc *scan) driftedRepair(rel string) Repair {
+	return Repair{File: sc.store.Rel(filepath.Join(sc.store.Dir, rel)), Kind: "edited-in-place",
+		Message: "changed with its size and times kept (an edit in place, cp -p): the index held its older text, and read it again"}
 }
 
 func checksum(data []byte) uint32 { return crc32.Checksum(data, crc32c()) }
@@ -373,8 +396,14 @@ func (sc *scan) known(dir string, deep bool) map[string]knownFile {
 func (sc *scan) check(rel string, fi fs.FileInfo) {
 	sc.seen[rel] = true
 	st := stateOf(fi)
-	if e, written, ok := sc.lookup(rel); ok && (knownFile{e, written}).holds(sc.store.Dir, rel, st, sc.thorough) {
-		return
+	if e, written, ok := sc.lookup(rel); ok {
+		held, drifted := (knownFile{e, written}).holds(sc.store.Dir, rel, st, sc.thorough)
+		if drifted {
+			sc.repaired = append(sc.repaired, sc.driftedRepair(rel))
+		}
+		if held {
+			return
+		}
 	}
 	sc.jobs = append(sc.jobs, parseJob{rel, st.size, st.mtime, st.ino})
 }
