@@ -227,7 +227,11 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 	} else {
 		keep = max(keep, o.Limit)
 	}
-	top := newTopK(keep)
+	// Ties go by record ID, not by where a record sits in the index's
+	// files: the same store indexed in one file or in several ranked
+	// equal scores otherwise, and search -n showed other records.
+	idOf := func(ci int) string { return ix.snap.ID(int(cands[ci].d)) }
+	top := newTopK(keep, func(a, b int) int { return strings.Compare(idOf(a), idOf(b)) })
 	for ci, c := range cands {
 		kind, st := ix.snap.KindStatus(int(c.d))
 		status, ok := statusFactor[st]
@@ -270,7 +274,7 @@ func (ix *Index) Rank(text string, o Options) []Scored {
 		if c := cmp.Compare(b.sc.Score, a.sc.Score); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.d, b.d)
+		return strings.Compare(ix.snap.ID(a.d), ix.snap.ID(b.d))
 	}
 	slices.SortFunc(cs, byScore)
 	// Phrases need the records' words in order, and anchors their code
@@ -355,7 +359,8 @@ type candidate struct {
 type topK struct {
 	k     int
 	items []scoredDoc
-	min   int // index of the worst kept item, once full
+	min   int                // index of the worst kept item, once full
+	tie   func(a, b int) int // orders two items of one score: the lower is kept
 }
 
 type scoredDoc struct {
@@ -363,7 +368,7 @@ type scoredDoc struct {
 	score float64
 }
 
-func newTopK(k int) *topK { return &topK{k: k} }
+func newTopK(k int, tie func(a, b int) int) *topK { return &topK{k: k, tie: tie} }
 
 func (t *topK) offer(d int, score float64) {
 	if len(t.items) < t.k {
@@ -373,17 +378,22 @@ func (t *topK) offer(d int, score float64) {
 		}
 		return
 	}
-	if score <= t.items[t.min].score {
+	if !t.worse(t.items[t.min], scoredDoc{d, score}) {
 		return
 	}
 	t.items[t.min] = scoredDoc{d, score}
 	t.findMin()
 }
 
+// worse reports whether a ranks after b.
+func (t *topK) worse(a, b scoredDoc) bool {
+	return a.score < b.score || a.score == b.score && t.tie(a.d, b.d) > 0
+}
+
 func (t *topK) findMin() {
 	t.min = 0
 	for i, it := range t.items {
-		if it.score < t.items[t.min].score {
+		if t.worse(it, t.items[t.min]) {
 			t.min = i
 		}
 	}
