@@ -615,6 +615,9 @@ func TestThoroughScanRebuildsASegmentDamagedInside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if checksum(data) != m.sums[0] {
+		t.Fatalf("the manifest's checksum %08x is not the file's, %08x", m.sums[0], checksum(data))
+	}
 	i := bytes.Index(data, []byte("postgres for the billing"))
 	if i < 0 {
 		t.Fatal("the record's text is not in its segment")

@@ -288,7 +288,9 @@ func (sc *scan) writeSegment(name string, data encodedSegment) (*segment, error)
 		seg, err = parseSegment(name, mapped, sc.tok.stamp())
 	}
 	if err == nil {
-		seg.sum = checksum(mapped)
+		// Of the bytes in memory, not the mapping: reading the file back
+		// would fault in every page a hook's reader never touches.
+		seg.sum = checksumParts(data.parts())
 	}
 	if err != nil {
 		_ = os.Remove(path) // the caller holds the segment in memory instead
