@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 )
 
 func TestKeywords(t *testing.T) {
@@ -79,6 +80,26 @@ func TestTokensKeepTypedWordsAndRepeats(t *testing.T) {
 	}
 	if got := Tokens("retry the build, then retry"); len(got) != 3 {
 		t.Errorf("repeats apart from each other must stay for phrases: %v", got)
+	}
+}
+
+// Stem's memo keeps copies of the words it is given: a record's words are
+// read in place from an index file, which lore mcp unmaps once a merge
+// replaces it, and a memo pointing into it would read whatever the address
+// holds next (or fault).
+func TestStemKeepsNoWordItWasGiven(t *testing.T) {
+	buf := []byte("unmappingly")
+	w := unsafe.String(&buf[0], len(buf))
+	want := Stem(w)
+	copy(buf, "xxxxxxxxxxx") // the file's pages, gone or reused
+	stemMemo.Range(func(k, v any) bool {
+		if k.(string) == "xxxxxxxxxxx" || v.(string) == "xxxxxxxxxxx"[:len(want)] {
+			t.Errorf("the memo holds the caller's bytes: %q → %q", k, v)
+		}
+		return true
+	})
+	if got := Stem("unmappingly"); got != want {
+		t.Errorf("Stem after the bytes changed = %q, want %q", got, want)
 	}
 }
 

@@ -376,8 +376,10 @@ func Stem(w string) string {
 	if s, ok := stemMemo.Load(w); ok {
 		return s.(string)
 	}
-	s := english.Stem(w, true)
-	stemMemo.Store(w, s)
+	// Kept as copies: w may be read in place from an index file, which
+	// lore mcp unmaps once a merge replaces it (mmapfile.ReleaseReplaced).
+	s := strings.Clone(english.Stem(w, true))
+	stemMemo.Store(strings.Clone(w), s)
 	return s
 }
 

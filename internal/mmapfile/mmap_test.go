@@ -43,6 +43,38 @@ func TestMapsAFileOnce(t *testing.T) {
 	}
 }
 
+// ReleaseReplaced lets go of the mappings of files replaced or removed
+// since, and of those only.
+func TestReleaseReplacedKeepsCurrentFiles(t *testing.T) {
+	ReleaseReplaced() // what earlier tests mapped
+	dir := t.TempDir()
+	kept, replaced, removed := filepath.Join(dir, "kept"), filepath.Join(dir, "replaced"), filepath.Join(dir, "removed")
+	for _, p := range []string{kept, replaced, removed} {
+		if err := os.WriteFile(p, []byte("segment "+filepath.Base(p)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Map(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := Map(kept)
+	os.WriteFile(replaced+".tmp", []byte("segment new"), 0o644)
+	os.Rename(replaced+".tmp", replaced)
+	os.Remove(removed)
+	if n := ReleaseReplaced(); n != 2 {
+		t.Errorf("released %d mappings, want 2", n)
+	}
+	if b, _ := Map(kept); string(b) != "segment kept" || &a[0] != &b[0] {
+		t.Errorf("the current file's mapping was not kept: %q", b)
+	}
+	if b, _ := Map(replaced); string(b) != "segment new" {
+		t.Errorf("the replaced file maps as %q", b)
+	}
+	if n := ReleaseReplaced(); n != 0 {
+		t.Errorf("released %d mappings of current files", n)
+	}
+}
+
 func TestReadGivesTheBytesForTheCallOnly(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "index")

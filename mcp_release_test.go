@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// A long-running lore mcp lets go of the index files a merge replaced:
+// before, every segment it had mapped stayed mapped (and its deleted
+// file's disk space taken) until the agent's session ended. Calls run at
+// once in the SDK, so a burst of searches and captures sent together must
+// all be answered while files are replaced and released under them.
+func TestMCPReleasesReplacedIndexFiles(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc/PID/maps")
+	}
+	bin := buildLore(t)
+	repo := t.TempDir()
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ada\n\temail = ada@example.com\n"), 0o644)
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config")) // lore init trusts the store there
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	cmd := exec.Command(bin, "init")
+	cmd.Dir = repo
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("lore init: %v %s", err, out)
+	}
+	c := startMCP(t, bin, repo)
+	c.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "test", "version": "1"}})
+	io.WriteString(c.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+
+	// deleted counts the process's mappings of index files since removed.
+	deleted := func() (mapped, gone int) {
+		maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", c.cmd.Process.Pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(maps), "\n") {
+			if strings.Contains(l, filepath.Join(".lore", ".local", "index")) {
+				mapped++
+				if strings.HasSuffix(l, "(deleted)") {
+					gone++
+				}
+			}
+		}
+		return mapped, gone
+	}
+	for i := range 12 {
+		if _, isErr, _ := c.call("observe", map[string]any{"text": fmt.Sprintf("invoice export %d retried after the queue came back", i)}); isErr {
+			t.Fatalf("observe %d failed", i)
+		}
+		if text, isErr, _ := c.call("search", map[string]any{"query": "invoice export"}); isErr || !strings.Contains(text, "invoice export") {
+			t.Fatalf("search %d: %q", i, text)
+		}
+	}
+	if mapped, gone := deleted(); mapped == 0 || gone > 0 {
+		t.Errorf("after 12 captures and searches: %d index files mapped, %d of them deleted, want some and none", mapped, gone)
+	}
+
+	// A burst: every request written before any answer is read.
+	var burst strings.Builder
+	first := c.next + 1
+	for i := range 24 {
+		c.next++
+		call := map[string]any{"name": "search", "arguments": map[string]any{"query": "queue invoice"}}
+		if i%4 == 0 {
+			call = map[string]any{"name": "observe", "arguments": map[string]any{"text": fmt.Sprintf("burst note %d on the invoice queue", i)}}
+		}
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.next, "method": "tools/call", "params": call})
+		burst.Write(append(b, '\n'))
+	}
+	if _, err := io.WriteString(c.in, burst.String()); err != nil {
+		t.Fatal(err)
+	}
+	answered := map[float64]bool{}
+	for len(answered) < 24 {
+		line, err := c.out.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the server stopped after %d of 24 answers: %v", len(answered), err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		res, ok := m["result"].(map[string]any)
+		if !ok || res["isError"] == true {
+			t.Fatalf("a call of the burst failed: %s", line)
+		}
+		answered[m["id"].(float64)] = true
+	}
+	if !answered[float64(first)] || !answered[float64(c.next)] {
+		t.Errorf("answers %v, want ids %d to %d", answered, first, c.next)
+	}
+	c.call("search", map[string]any{"query": "burst note"}) // runs alone: the burst's replaced files are let go after it
+	if mapped, gone := deleted(); mapped == 0 || gone > 0 {
+		t.Errorf("after the burst: %d index files mapped, %d of them deleted, want some and none", mapped, gone)
+	}
+}
