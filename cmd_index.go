@@ -59,7 +59,7 @@ func cmdIndex(ctx context.Context, e *env, args []string) error {
 // work. Nothing is said of a failure: the next prompts read them anyway.
 // The binary is this one, never one a repository names.
 func (e *env) catchUpInBackground(dir string) {
-	if e.getenv("LORE_NO_BACKGROUND") != "" || index.CatchingUp(dir) {
+	if e.getenv("LORE_NO_BACKGROUND") != "" || index.CatchingUp(dir, inject.Tokenizer()) {
 		return
 	}
 	bin, err := e.selfPath()

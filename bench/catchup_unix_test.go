@@ -13,14 +13,18 @@ import (
 // (after a pull or checkout it could not read within its budget) works in
 // root's store: it holds the catch-up lock (index.CatchUp's) while it runs. The next state
 // must not start under it, nor the temporary directory go.
+// The lock is in the index's directory of its format.
 func waitCatchUp(root string) {
-	f, err := os.Open(filepath.Join(root, ".lore", ".local", "index", "catchup"))
-	if err != nil {
-		return // never started
-	}
-	defer f.Close()
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX) == nil {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	locks, _ := filepath.Glob(filepath.Join(root, ".lore", ".local", "index", "*", "catchup"))
+	for _, path := range locks { // none: never started
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX) == nil {
+			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		}
+		f.Close()
 	}
 }
 

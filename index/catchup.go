@@ -23,12 +23,12 @@ import (
 // compactAbove (a whole merge at 100k records took 0.44 to 0.53 s and
 // 171 MB, after every pull a hook could not read at once).
 func CatchUp(ctx context.Context, s *store.Store, tok Tokenizer, background bool) (*Snapshot, error) {
-	if err := os.MkdirAll(indexDir(s), store.DirMode); err != nil {
+	if err := os.MkdirAll(indexDir(s, tok), store.DirMode); err != nil {
 		return nil, err
 	}
 	// One at a time, but for one that holds the lock and makes no
 	// heartbeat (stopped, or hung): this one does its work.
-	lock := catchUpLock(s.Dir)
+	lock := catchUpLock(s.Dir, tok)
 	if unlock, ok := tryLock(lock); ok {
 		defer unlock()
 	} else if background && !stalled(lock) {
@@ -66,8 +66,8 @@ func CatchUp(ctx context.Context, s *store.Store, tok Tokenizer, background bool
 // holds the lock without a heartbeat (stopped, or hung on a file system)
 // is not at work: prompts that deferred to it brought the index forward
 // never (new-user run 28); the next catch-up a hook starts does its work.
-func CatchingUp(storeDir string) bool {
-	path := catchUpLock(storeDir)
+func CatchingUp(storeDir string, tok Tokenizer) bool {
+	path := catchUpLock(storeDir, tok)
 	if stalled(path) {
 		return false // or never started here
 	}
@@ -126,7 +126,9 @@ var (
 )
 
 // catchUpLock is the file CatchUp holds locked while it works.
-func catchUpLock(storeDir string) string { return filepath.Join(indexDirOf(storeDir), "catchup") }
+func catchUpLock(storeDir string, tok Tokenizer) string {
+	return filepath.Join(indexDirOf(storeDir, tok), "catchup")
+}
 
 // compactAbove is how many segments a background CatchUp leaves as they
 // are: a reader opens and resolves each one (an index left in many files

@@ -54,33 +54,33 @@ func TestCatchUpReadsWhatACutBuildLeft(t *testing.T) {
 	if !cut.Partial || !cut.Behind {
 		t.Fatalf("a cut update: partial %v, behind %v, %d segments", cut.Partial, cut.Behind, cut.Segments())
 	}
-	m := readManifest(s, tokenizer().stamp())
+	m := readManifest(s, tokenizer())
 	if len(m.pending) < 2 {
 		t.Fatalf("%d shards pending after the cut update", len(m.pending))
 	}
 	if err := os.Remove(filepath.Join(s.Dir, m.pending[0])); err != nil { // gone before its turn
 		t.Fatal(err)
 	}
-	if CatchingUp(s.Dir) {
+	if CatchingUp(s.Dir, tokenizer()) {
 		t.Error("CatchingUp with none at work")
 	}
-	unlock, ok := tryLock(catchUpLock(s.Dir))
+	unlock, ok := tryLock(catchUpLock(s.Dir, tokenizer()))
 	if !ok {
 		t.Fatal("the catch-up lock is taken")
 	}
 	if snap, err := CatchUp(context.Background(), s, tokenizer(), true); snap != nil || err != nil {
 		t.Errorf("CatchUp if idle, with another at it: %v, %v", snap, err)
 	}
-	if !CatchingUp(s.Dir) && renameOpen { // where locks are
+	if !CatchingUp(s.Dir, tokenizer()) && renameOpen { // where locks are
 		t.Error("CatchingUp while another holds the lock: false")
 	}
 	// The holder makes no heartbeat (stopped, or hung): not at work, so
 	// prompts bring the index forward themselves.
 	stalled := time.Now().Add(-catchUpStalled - time.Second)
-	if err := os.Chtimes(catchUpLock(s.Dir), stalled, stalled); err != nil {
+	if err := os.Chtimes(catchUpLock(s.Dir, tokenizer()), stalled, stalled); err != nil {
 		t.Fatal(err)
 	}
-	if CatchingUp(s.Dir) {
+	if CatchingUp(s.Dir, tokenizer()) {
 		t.Error("CatchingUp while the holder of the lock has made no heartbeat for a while: true")
 	}
 	unlock()
@@ -94,7 +94,7 @@ func TestCatchUpReadsWhatACutBuildLeft(t *testing.T) {
 		t.Errorf("after CatchUp: behind %v, partial %v, %d segments, %d shards read", snap.Behind, snap.Partial, snap.Segments(), snap.Read())
 	}
 	mustMatch(t, s, snap, "after CatchUp")
-	if fi, err := os.Stat(catchUpLock(s.Dir)); err != nil || time.Since(fi.ModTime()) > catchUpStalled {
+	if fi, err := os.Stat(catchUpLock(s.Dir, tokenizer())); err != nil || time.Since(fi.ModTime()) > catchUpStalled {
 		t.Errorf("CatchUp made no heartbeat: %v", err)
 	}
 	if snap := open(t, s, true); snap.parsed != 0 || snap.Behind {
@@ -142,8 +142,8 @@ func TestPromptLeavesTheIndexToACatchUpAtWork(t *testing.T) {
 		writeRecords(t, filepath.Join(s.Dir, "journal", fmt.Sprintf("2024-%02d", i+1), "other-p.jsonl"), record.Decision, 1, 500+i)
 	}
 	age(t, s.Dir, 30*time.Minute)
-	before := readManifest(s, tokenizer().stamp())
-	unlock, ok := tryLock(catchUpLock(s.Dir))
+	before := readManifest(s, tokenizer())
+	unlock, ok := tryLock(catchUpLock(s.Dir, tokenizer()))
 	if !ok {
 		t.Fatal("the catch-up lock is taken")
 	}
@@ -153,7 +153,7 @@ func TestPromptLeavesTheIndexToACatchUpAtWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	if renameOpen { // where locks are
-		if m := readManifest(s, tokenizer().stamp()); !m.sameAs(before) {
+		if m := readManifest(s, tokenizer()); !m.sameAs(before) {
 			t.Error("a prompt wrote the index while a catch-up was at work")
 		}
 		if !snap.Behind {
@@ -175,7 +175,7 @@ func TestPromptLeavesTheIndexToACatchUpAtWork(t *testing.T) {
 // at storeDir.
 func segmentFiles(t *testing.T, storeDir string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(indexDirOf(storeDir), "*.seg"))
+	files, err := filepath.Glob(filepath.Join(indexDirOf(storeDir, tokenizer()), "*.seg"))
 	if err != nil {
 		t.Fatal(err)
 	}

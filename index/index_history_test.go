@@ -203,7 +203,7 @@ func TestMissingSegmentRebuilds(t *testing.T) {
 	writeRecords(t, filepath.Join(s.Dir, "journal", "2025-03", "other-a.jsonl"), record.Decision, 3, 1)
 	age(t, s.Dir, time.Hour)
 	open(t, s, true)
-	segs, _ := filepath.Glob(filepath.Join(indexDir(s), "*.seg"))
+	segs, _ := filepath.Glob(filepath.Join(indexDir(s, tokenizer()), "*.seg"))
 	for _, seg := range segs {
 		os.Remove(seg)
 	}
@@ -244,7 +244,7 @@ func TestBudgetCutLeavesTheRestPending(t *testing.T) {
 	if !first.Partial || first.parsed != workers {
 		t.Fatalf("first cut open: partial %v, parsed %d shards; want partial, %d (one per core)", first.Partial, first.parsed, workers)
 	}
-	m := readManifest(s, tokenizer().stamp())
+	m := readManifest(s, tokenizer())
 	for _, rel := range m.pending {
 		if !strings.Contains(rel, "2026-05") {
 			t.Fatalf("pending after the first cut: %s, of a month read before the newest", rel)
@@ -276,15 +276,15 @@ func TestBudgetCutLeavesTheRestPending(t *testing.T) {
 		if opens > len(pulled) {
 			t.Fatal("the pending shards never drain")
 		}
-		before := readManifest(s, tokenizer().stamp())
+		before := readManifest(s, tokenizer())
 		snap = cut()
-		after := readManifest(s, tokenizer().stamp())
+		after := readManifest(s, tokenizer())
 		if snap.Partial && snap.parsed == 0 && uncheckedDirs(after) == uncheckedDirs(before) {
 			t.Fatal("a cut open made no progress")
 		}
 	}
 	mustMatch(t, s, open(t, s, true), "once nothing is pending")
-	if m := readManifest(s, tokenizer().stamp()); len(m.pending) != 0 {
+	if m := readManifest(s, tokenizer()); len(m.pending) != 0 {
 		t.Fatalf("still pending: %v", m.pending)
 	}
 }
@@ -351,7 +351,7 @@ func TestUnwritableOrLockedIndexStillServes(t *testing.T) {
 	s := newTestStore(t)
 	writeRecords(t, filepath.Join(s.Dir, "journal", "2025-03", "other-a.jsonl"), record.Decision, 3, 1)
 	age(t, s.Dir, time.Hour)
-	dir := indexDir(s)
+	dir := indexDir(s, tokenizer())
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ func TestUnwritableOrLockedIndexStillServes(t *testing.T) {
 func TestDropWhileAReaderWrites(t *testing.T) {
 	s := newTestStore(t)
 	for range 20 {
-		dir := indexDir(s)
+		dir := indexDir(s, tokenizer())
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}

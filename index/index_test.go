@@ -355,7 +355,7 @@ func TestCheckoutToASmallerStoreKeepsTheLengths(t *testing.T) {
 	}
 	age(t, s.Dir, 30*time.Minute)
 	after := open(t, s, false)
-	if err := os.RemoveAll(indexDirOf(s.Dir)); err != nil {
+	if err := os.RemoveAll(indexDirOf(s.Dir, tokenizer())); err != nil {
 		t.Fatal(err)
 	}
 	fresh := open(t, s, false)
@@ -377,7 +377,7 @@ func TestFailedSegmentWriteLeavesTheIndexAsItWas(t *testing.T) {
 	writeShards(t, s, 6, 2)
 	age(t, s.Dir, time.Hour)
 	open(t, s, false)
-	before, err := os.ReadFile(manifestPath(s))
+	before, err := os.ReadFile(manifestPath(s, tokenizer()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +390,7 @@ func TestFailedSegmentWriteLeavesTheIndexAsItWas(t *testing.T) {
 	if !errors.Is(full.Unsaved, syscall.ENOSPC) || full.Count() != 15 {
 		t.Fatalf("on a full disk: unsaved %v, %d records; want ENOSPC and 15", full.Unsaved, full.Count())
 	}
-	if after, _ := os.ReadFile(manifestPath(s)); !bytes.Equal(after, before) {
+	if after, _ := os.ReadFile(manifestPath(s, tokenizer())); !bytes.Equal(after, before) {
 		t.Error("a manifest was published though its segment could not be written")
 	}
 	writeSegmentFile = writeFile
@@ -446,10 +446,10 @@ func TestFutureMtimesLeaveTheRacyWindow(t *testing.T) {
 	})
 	time.Sleep(20 * time.Millisecond) // the change times past the window; file times tick coarser than time.Now
 	open(t, s, false)
-	first := readManifest(s, tokenizer().stamp())
+	first := readManifest(s, tokenizer())
 	time.Sleep(20 * time.Millisecond)
 	open(t, s, false)
-	if again := readManifest(s, tokenizer().stamp()); again.written != first.written {
+	if again := readManifest(s, tokenizer()); again.written != first.written {
 		t.Error("a reader rewrote the manifest: it took the directories dated tomorrow for changed")
 	}
 }
@@ -465,8 +465,8 @@ func TestIndexOfTheFormatBeforeIsCheckedOnce(t *testing.T) {
 	writeShards(t, s, 4, 2)
 	age(t, s.Dir, time.Hour)
 	open(t, s, true)
-	m := readManifest(s, tokenizer().stamp())
-	if err := os.WriteFile(manifestPath(s), m.encodeAs(manifestMagicV4, tokenizer().stamp()), 0o644); err != nil {
+	m := readManifest(s, tokenizer())
+	if err := os.WriteFile(manifestPath(s, tokenizer()), m.encodeAs(manifestMagicV4, tokenizer().stamp()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	month := filepath.Join(s.Dir, "journal", "2024-01")
@@ -480,11 +480,11 @@ func TestIndexOfTheFormatBeforeIsCheckedOnce(t *testing.T) {
 	if _, ok := open(t, s, true).Lookup(added[0].ID); !ok {
 		t.Fatal("a shard added under a restored mtime, after an upgrade, is not read")
 	}
-	if got := readManifest(s, tokenizer().stamp()); len(got.sums) == 0 || got.sums[0] != 0 {
+	if got := readManifest(s, tokenizer()); len(got.sums) == 0 || got.sums[0] != 0 {
 		t.Fatalf("the segment carried over from the LOREIDX4 index: checksums %v, want 0 (not known) first", got.sums)
 	}
 	openThorough(t, s)
-	if got := readManifest(s, tokenizer().stamp()); len(got.sums) != 1 || got.sums[0] == 0 {
+	if got := readManifest(s, tokenizer()); len(got.sums) != 1 || got.sums[0] == 0 {
 		t.Errorf("after a thorough scan: checksums %v, want one known", got.sums)
 	}
 	mustMatch(t, s, open(t, s, false), "after the upgrade")
@@ -495,13 +495,13 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 	capture(t, s, record.Failure, "deploy failed")
 	age(t, s.Dir, time.Hour)
 	open(t, s, false)
-	segs, _ := filepath.Glob(filepath.Join(indexDir(s), "*.seg"))
+	segs, _ := filepath.Glob(filepath.Join(indexDir(s, tokenizer()), "*.seg"))
 	if len(segs) != 1 {
 		t.Fatalf("segments: %v", segs)
 	}
 	data, _ := os.ReadFile(segs[0])
 	for _, cut := range []int{3, len(data) / 2, len(data) - 1} {
-		segs, _ := filepath.Glob(filepath.Join(indexDir(s), "*.seg"))
+		segs, _ := filepath.Glob(filepath.Join(indexDir(s, tokenizer()), "*.seg"))
 		for _, seg := range segs {
 			os.WriteFile(seg, data[:cut], 0o644)
 		}
@@ -512,7 +512,7 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 	}
 	other := slices.Clone(data)
 	copy(other, "LORESEG0") // another version of the format
-	segs, _ = filepath.Glob(filepath.Join(indexDir(s), "*.seg"))
+	segs, _ = filepath.Glob(filepath.Join(indexDir(s, tokenizer()), "*.seg"))
 	for _, seg := range segs {
 		os.WriteFile(seg, other, 0o644)
 	}
@@ -520,9 +520,9 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 	if snap := open(t, s, true); snap.parsed != 0 {
 		t.Fatal("the index rebuilt over a segment of another version was not kept")
 	}
-	os.WriteFile(manifestPath(s), []byte("LOREIDX2garbage"), 0o644)
+	os.WriteFile(manifestPath(s, tokenizer()), []byte("LOREIDX2garbage"), 0o644)
 	mustMatch(t, s, open(t, s, true), "garbage manifest")
-	os.Remove(manifestPath(s))
+	os.Remove(manifestPath(s, tokenizer()))
 	mustMatch(t, s, open(t, s, true), "no manifest")
 }
 
@@ -606,11 +606,11 @@ func TestThoroughScanRebuildsASegmentDamagedInside(t *testing.T) {
 	capture(t, s, record.Decision, "use postgres for the billing ledger")
 	age(t, s.Dir, time.Hour)
 	open(t, s, false)
-	m := readManifest(s, tokenizer().stamp())
+	m := readManifest(s, tokenizer())
 	if len(m.sums) != len(m.segs) || m.sums[0] == 0 {
 		t.Fatalf("the manifest holds checksums %v for segments %v", m.sums, m.segs)
 	}
-	path := filepath.Join(indexDirOf(s.Dir), m.segs[0])
+	path := filepath.Join(indexDirOf(s.Dir, tokenizer()), m.segs[0])
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

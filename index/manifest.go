@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"lore/record"
 	"lore/store"
 )
 
-// The manifest (.lore/.local/index/manifest) names the segments that make
+// The manifest (.lore/.local/index/FORMAT/manifest, see formatDir) names the segments that make
 // up the index, oldest first, and what the index knew of each directory of
 // shards when it was written: its mtime, change time and subdirectories. A shard is
 // described by the newest segment that lists it (a tombstone there means
@@ -60,10 +61,85 @@ type dirEntry struct {
 	subdirs []string
 }
 
-func indexDir(s *store.Store) string { return indexDirOf(s.Dir) }
+// indexRoot holds the store's indexes, one directory for each format
+// (formatDir); Drop removes it whole.
+func indexRoot(storeDir string) string {
+	return filepath.Join(storeDir, store.LocalDir, store.IndexDir)
+}
 
-// indexDirOf is the index directory of the store at storeDir.
-func indexDirOf(storeDir string) string { return filepath.Join(storeDir, store.LocalDir, "index") }
+// indexDir is the directory of the store's index in this lore's format,
+// with terms made by tok.
+func indexDir(s *store.Store, tok Tokenizer) string { return indexDirOf(s.Dir, tok) }
+
+func indexDirOf(storeDir string, tok Tokenizer) string {
+	return filepath.Join(indexRoot(storeDir), formatDir(tok))
+}
+
+// formatDir names the directory of an index by the formats of its files
+// and the tokenizer that made its terms: two lore versions on one machine
+// (a plugin's bundled binary beside one on the PATH) each keep an index
+// of their own. They shared one directory, and each rebuilt the index
+// whenever the other had written it (120-190 ms a command at 20k records,
+// a whole cold build at 100k). An index no lore has written for
+// staleIndexAge is removed by the next one to write its own
+// (removeStaleFormats).
+func formatDir(tok Tokenizer) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
+		}
+		return '_'
+	}, manifestMagic+"-"+segMagic+"-"+tok.stamp())
+}
+
+// staleIndexAge is how long an index of another format is kept unwritten:
+// the lore that writes it may still run now and then, and would rebuild
+// it (lore's own, at an upgrade, is never written again).
+const staleIndexAge = 14 * 24 * time.Hour
+
+// removeStaleFormats removes the indexes of other formats than mine under
+// root that no lore has written for staleIndexAge: directories whose
+// manifest (or, without one, the directory itself) is that old, and the
+// files of the layout before formatDir (an index directly in root) once
+// its manifest is. Links are never followed (store.Check refuses them).
+func removeStaleFormats(root, mine string) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	flat := false
+	for _, e := range entries {
+		switch {
+		case e.Name() == mine:
+		case e.IsDir():
+			dir := filepath.Join(root, e.Name())
+			if unwrittenFor(staleIndexAge, filepath.Join(dir, "manifest"), dir) {
+				_ = os.RemoveAll(dir)
+			}
+		case e.Type().IsRegular():
+			flat = true
+		}
+	}
+	if !flat || !unwrittenFor(staleIndexAge, filepath.Join(root, "manifest")) {
+		return
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			_ = os.Remove(filepath.Join(root, e.Name()))
+		}
+	}
+}
+
+// unwrittenFor reports whether the first of paths that exists was last
+// modified more than age ago (true when none exists).
+func unwrittenFor(age time.Duration, paths ...string) bool {
+	for _, p := range paths {
+		if fi, err := os.Lstat(p); err == nil {
+			return time.Since(fi.ModTime()) > age
+		}
+	}
+	return true
+}
 
 // Drop deletes the index, so that no copy of a purged record outlives it
 // in a segment; the next command rebuilds it from the shards. The index is
@@ -71,7 +147,7 @@ func indexDirOf(storeDir string) string { return filepath.Join(storeDir, store.L
 // meanwhile (a prompt hook during a purge) made RemoveAll fail with
 // "directory not empty" after the purge was done.
 func Drop(s *store.Store) error {
-	dir := indexDir(s)
+	dir := indexRoot(s.Dir) // every format's index holds the text
 	aside := fmt.Sprintf("%s.dropped-%d", dir, time.Now().UnixNano())
 	if err := os.Rename(dir, aside); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -89,16 +165,18 @@ func Drop(s *store.Store) error {
 	return err
 }
 
-func manifestPath(s *store.Store) string { return filepath.Join(indexDir(s), "manifest") }
+func manifestPath(s *store.Store, tok Tokenizer) string {
+	return filepath.Join(indexDir(s, tok), "manifest")
+}
 
 // readManifest returns nil when there is no usable manifest: missing,
 // damaged, or written for another tokenizer.
-func readManifest(s *store.Store, tokVersion string) *manifest {
-	data, err := os.ReadFile(manifestPath(s))
+func readManifest(s *store.Store, tok Tokenizer) *manifest {
+	data, err := os.ReadFile(manifestPath(s, tok))
 	if err != nil {
 		return nil
 	}
-	return decodeManifest(data, tokVersion)
+	return decodeManifest(data, tok.stamp())
 }
 
 // decodeManifest reads a manifest file's bytes, or returns nil.

@@ -188,7 +188,7 @@ var readVersion = record.ReadVersion
 func (t Tokenizer) stamp() string { return t.Version + "/" + readVersion }
 
 func newScan(ctx context.Context, s *store.Store, tok Tokenizer) *scan {
-	m := readManifest(s, tok.stamp())
+	m := readManifest(s, tok)
 	return &scan{ctx: ctx, store: s, tok: tok, start: time.Now().UnixNano(),
 		old: m, read: m, dirs: map[string]*dirEntry{}, seen: map[string]bool{},
 		gone: map[string]bool{}, dict: newTermDict()}
@@ -202,7 +202,7 @@ func (sc *scan) loadSegments() bool {
 		return true
 	}
 	for i, name := range sc.old.segs {
-		data, err := mmapfile.Map(filepath.Join(indexDir(sc.store), name))
+		data, err := mmapfile.Map(filepath.Join(indexDir(sc.store, sc.tok), name))
 		if errors.Is(err, fs.ErrNotExist) {
 			return false
 		}
@@ -217,7 +217,7 @@ func (sc *scan) loadSegments() bool {
 			// vouched for: it is rebuilt too.
 			if sc.thorough && (seg.sum == 0 || checksum(data) != seg.sum) {
 				perr = errCorrupt
-				r := Repair{File: sc.store.Rel(filepath.Join(indexDir(sc.store), name)), Kind: "index-damaged",
+				r := Repair{File: sc.store.Rel(filepath.Join(indexDir(sc.store, sc.tok), name)), Kind: "index-damaged",
 					Message: "an index file did not match its checksum: the index was rebuilt from the shards"}
 				if seg.sum == 0 {
 					r.Kind, r.Message = "index-unverified", "an index file an earlier lore wrote has no checksum: the index was rebuilt from the shards"

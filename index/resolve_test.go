@@ -80,11 +80,11 @@ func TestResolutionIsKeptInTheManifest(t *testing.T) {
 			return m.encode(tokenizer().stamp())
 		}},
 	} {
-		m := readManifest(s, tokenizer().stamp())
-		if err := os.WriteFile(manifestPath(s), damage.write(m), 0o644); err != nil {
+		m := readManifest(s, tokenizer())
+		if err := os.WriteFile(manifestPath(s, tokenizer()), damage.write(m), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if readManifest(s, tokenizer().stamp()) == nil {
+		if readManifest(s, tokenizer()) == nil {
 			t.Fatalf("%s: not readable", damage.what)
 		}
 		mustMatch(t, s, open(t, s, true), damage.what)

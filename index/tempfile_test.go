@@ -32,7 +32,7 @@ func TestDeadWritersTempFilesAreRemoved(t *testing.T) {
 	s := newTestStore(t)
 	capture(t, s, record.Decision, "first decision")
 	mustMatch(t, s, open(t, s, false), "first build")
-	dir := indexDir(s)
+	dir := indexDir(s, tokenizer())
 
 	dead := filepath.Join(dir, ".tmp-20250101T000000-0123456789ab.seg-1234")
 	deadManifest := filepath.Join(dir, ".tmp-manifest-5678")

@@ -278,7 +278,7 @@ var writeSegmentFile = writeFile
 // small as the changes (a cold build split into one segment per core made
 // every prompt hook at 100k records five times slower).
 func (sc *scan) writeSegment(name string, data encodedSegment) (*segment, error) {
-	path := filepath.Join(indexDir(sc.store), name)
+	path := filepath.Join(indexDir(sc.store, sc.tok), name)
 	if err := writeSegmentFile(path, data.parts()...); err != nil {
 		return nil, err
 	}
@@ -304,7 +304,7 @@ func (sc *scan) writeSegment(name string, data encodedSegment) (*segment, error)
 // losing the race costs only the work, and the segments written for it
 // are removed.
 func (sc *scan) publish(m *manifest, written []string) {
-	dir := indexDir(sc.store)
+	dir := indexDir(sc.store, sc.tok)
 	published := false
 	defer func() {
 		if !published {
@@ -324,16 +324,17 @@ func (sc *scan) publish(m *manifest, written []string) {
 		return
 	}
 	defer unlock()
-	if cur := readManifest(sc.store, sc.tok.stamp()); !cur.sameAs(sc.read) {
+	if cur := readManifest(sc.store, sc.tok); !cur.sameAs(sc.read) {
 		sc.lost = true
 		return // another process published since this one read the manifest
 	}
-	if err := writeFile(manifestPath(sc.store), m.encode(sc.tok.stamp())); err != nil {
+	if err := writeFile(manifestPath(sc.store, sc.tok), m.encode(sc.tok.stamp())); err != nil {
 		sc.unsaved = err
 		return
 	}
 	published = true
 	removeOrphans(dir, m.segs, sc.read)
+	removeStaleFormats(indexRoot(sc.store.Dir), filepath.Base(dir))
 }
 
 // removeOrphans deletes segment files the manifest does not name, the
@@ -364,7 +365,7 @@ func removeOrphans(dir string, named []string, replaced *manifest) {
 			_ = os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
-	_ = os.RemoveAll(filepath.Join(filepath.Dir(dir), "cache"))
+	_ = os.RemoveAll(filepath.Join(filepath.Dir(filepath.Dir(dir)), "cache")) // .local/cache
 }
 
 func segmentName() string {

@@ -268,7 +268,7 @@ func (sc *scan) leavesToCatchUp() bool {
 	if sc.listDeadline.IsZero() {
 		return false
 	}
-	sc.catchUpOnce.Do(func() { sc.catchingUp = CatchingUp(sc.store.Dir) })
+	sc.catchUpOnce.Do(func() { sc.catchingUp = CatchingUp(sc.store.Dir, sc.tok) })
 	return sc.catchingUp
 }
 

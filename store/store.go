@@ -21,6 +21,10 @@ import (
 // lock, caches. It is gitignored.
 const LocalDir = ".local"
 
+// IndexDir, under LocalDir, holds the index (package index): derived from
+// the shards, one directory in it for each format.
+const IndexDir = "index"
+
 // Store is an opened .lore directory.
 type Store struct {
 	Dir    string // the .lore directory
@@ -93,12 +97,13 @@ func Check(dir string) error {
 	return checkLocal(dir)
 }
 
-// checkLocal refuses a store whose .local is, or holds at its top, a
-// symbolic link. lore writes, replaces and removes files under .local (the
-// lock, the index and its cache, sessions, receipts), and git checks a
-// committed link out as a link: a clone whose .local/index led to /var
-// would have lore remove /var/cache. Files deeper down are replaced by
-// rename or removed as links, never followed.
+// checkLocal refuses a store whose .local is, or holds at its top or in
+// its index directory (one index directory per format), a symbolic link.
+// lore writes, replaces and removes files under .local (the lock, the
+// index and its cache, sessions, receipts), and git checks a committed
+// link out as a link: a clone whose .local/index led to /var would have
+// lore remove /var/cache. Files deeper down are replaced by rename or
+// removed as links, never followed.
 func checkLocal(dir string) error {
 	local := filepath.Join(dir, LocalDir)
 	fi, err := os.Lstat(local)
@@ -118,6 +123,13 @@ func checkLocal(dir string) error {
 	for _, e := range entries {
 		if e.Type()&fs.ModeSymlink != 0 {
 			return &LinkedLocalError{Path: filepath.Join(local, e.Name()), Link: true}
+		}
+	}
+	index := filepath.Join(local, IndexDir)
+	entries, _ = os.ReadDir(index) // none yet: nothing to check
+	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink != 0 {
+			return &LinkedLocalError{Path: filepath.Join(index, e.Name()), Link: true}
 		}
 	}
 	return nil
