@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -22,24 +21,9 @@ func TestMCPReleasesReplacedIndexFiles(t *testing.T) {
 		t.Skip("reads /proc/PID/maps")
 	}
 	bin := buildLore(t)
-	repo := t.TempDir()
-	home := t.TempDir()
-	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ada\n\temail = ada@example.com\n"), 0o644)
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config")) // lore init trusts the store there
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
-	cmd := exec.Command(bin, "init")
-	cmd.Dir = repo
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("lore init: %v %s", err, out)
-	}
+	repo, _ := mcpRepo(t, bin)
 	c := startMCP(t, bin, repo)
-	c.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "test", "version": "1"}})
-	io.WriteString(c.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	c.initialize()
 
 	// deleted counts the process's mappings of index files since removed.
 	deleted := func() (mapped, gone int) {

@@ -99,15 +99,18 @@ func buildLore(t *testing.T) string {
 // TestMCPProtocol drives lore mcp as an MCP client would: initialize,
 // tools/list, every tool, bad calls and bad lines, a capture that lands in
 // .lore/, and a record written by another process seen without a restart.
-func TestMCPProtocol(t *testing.T) {
-	bin := buildLore(t)
-	repo := t.TempDir()
+// mcpRepo makes a git repository with a lore store (trusted: lore init
+// trusts what it makes) under a HOME of the test's own, and a runner of
+// bin in it.
+func mcpRepo(t *testing.T, bin string) (repo string, lore func(args ...string) string) {
+	t.Helper()
+	repo = t.TempDir()
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ada\n\temail = ada@example.com\n"), 0o644)
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config")) // lore init trusts the store there
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	lore := func(args ...string) string {
+	lore = func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = repo
@@ -121,16 +124,28 @@ func TestMCPProtocol(t *testing.T) {
 		t.Fatalf("git init: %v %s", err, out)
 	}
 	lore("init")
+	return repo, lore
+}
+
+// initialize opens the MCP session and returns the answer to initialize.
+func (c *mcpClient) initialize() map[string]any {
+	c.t.Helper()
+	init := c.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "test", "version": "1"}})
+	io.WriteString(c.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	return init
+}
+
+func TestMCPProtocol(t *testing.T) {
+	bin := buildLore(t)
+	repo, lore := mcpRepo(t, bin)
 	dec := lore("remember", "Store records as append-only JSONL shards", "--rationale", "merges only ever add files")
 	lore("remember", "Use chi for HTTP routing")
 
 	c := startMCP(t, bin, repo)
-	init := c.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "test", "version": "1"}})
-	if info := init["result"].(map[string]any)["serverInfo"].(map[string]any); info["name"] != "lore" {
+	if init := c.initialize(); init["result"].(map[string]any)["serverInfo"].(map[string]any)["name"] != "lore" {
 		t.Fatalf("initialize: %v", init)
 	}
-	io.WriteString(c.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 
 	tools := map[string][]string{}
 	for _, tl := range c.rpc("tools/list", map[string]any{})["result"].(map[string]any)["tools"].([]any) {
