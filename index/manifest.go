@@ -101,13 +101,15 @@ const staleIndexAge = 14 * 24 * time.Hour
 // root that no lore has written for staleIndexAge: directories whose
 // manifest (or, without one, the directory itself) is that old, and the
 // files of the layout before formatDir (an index directly in root) once
-// its manifest is. Links are never followed (store.Check refuses them).
+// the newest of them is. Links are never followed (store.Check refuses
+// them).
 func removeStaleFormats(root, mine string) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return
 	}
-	flat := false
+	var flat []string
+	flatStale := true
 	for _, e := range entries {
 		switch {
 		case e.Name() == mine:
@@ -117,16 +119,16 @@ func removeStaleFormats(root, mine string) {
 				_ = os.RemoveAll(dir)
 			}
 		case e.Type().IsRegular():
-			flat = true
+			p := filepath.Join(root, e.Name())
+			flat = append(flat, p)
+			flatStale = flatStale && unwrittenFor(staleIndexAge, p)
 		}
 	}
-	if !flat || !unwrittenFor(staleIndexAge, filepath.Join(root, "manifest")) {
+	if !flatStale {
 		return
 	}
-	for _, e := range entries {
-		if e.Type().IsRegular() {
-			_ = os.Remove(filepath.Join(root, e.Name()))
-		}
+	for _, p := range flat {
+		_ = os.Remove(p)
 	}
 }
 
