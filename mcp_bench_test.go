@@ -38,7 +38,7 @@ func BenchmarkSearch10k(b *testing.B) {
 	b.Run("mcp", func(b *testing.B) {
 		ctx := context.Background()
 		st, ct := mcp.NewInMemoryTransports()
-		go newMCPServer(e, true, true).Run(ctx, st)
+		go newMCPServer(ctx, e, true, true).Run(ctx, st)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, nil)
 		if err != nil {
 			b.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"lore/internal/mmapfile"
 )
 
 // A long-running lore mcp lets go of the index files a merge replaced:
@@ -90,5 +94,45 @@ func TestMCPReleasesReplacedIndexFiles(t *testing.T) {
 	c.call("search", map[string]any{"query": "burst note"}) // runs alone: the burst's replaced files are let go after it
 	if mapped, gone := deleted(); mapped == 0 || gone > 0 {
 		t.Errorf("after the burst: %d index files mapped, %d of them deleted, want some and none", mapped, gone)
+	}
+}
+
+// An idle server lets go of index files another process replaced (a
+// hook's background catch-up merging the index) without waiting for a
+// next call, which may never come.
+func TestIdleServerReleasesReplacedFiles(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc/self/maps")
+	}
+	path := filepath.Join(t.TempDir(), "segment.seg")
+	if err := os.WriteFile(path, []byte("an index segment"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mmapfile.Map(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".new", []byte("its replacement"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".new", path); err != nil { // as a merge replaces one
+		t.Fatal(err)
+	}
+	held := func() bool {
+		maps, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Contains(string(maps), path+" (deleted)")
+	}
+	if !held() {
+		t.Fatal("the replaced file is not mapped to begin with")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go (&toolCalls{every: 5 * time.Millisecond}).releaseIdle(ctx)
+	for deadline := time.Now().Add(5 * time.Second); held(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("an idle server still maps the replaced file after 5 s")
+		}
 	}
 }

@@ -121,3 +121,25 @@ func sameKeys(a, b map[string]bool) bool {
 	}
 	return true
 }
+
+// A file where the index's directory belongs (left by hand or by a tool)
+// is replaced by the directory: with it there, no index was ever written
+// and every command read the whole store.
+func TestFileInPlaceOfTheIndexDirectory(t *testing.T) {
+	s := newTestStore(t)
+	writeShards(t, s, 4, 2)
+	age(t, s.Dir, time.Hour)
+	dir := indexDir(s, tokenizer())
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, []byte("hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if snap := open(t, s, false); snap.Unsaved != nil {
+		t.Fatalf("the index was not written: %v", snap.Unsaved)
+	}
+	if snap := open(t, s, false); snap.parsed != 0 {
+		t.Errorf("the next reader parsed %d shards, want none", snap.parsed)
+	}
+}

@@ -75,6 +75,19 @@ func indexDirOf(storeDir string, tok Tokenizer) string {
 	return filepath.Join(indexRoot(storeDir), formatDir(tok))
 }
 
+// makeIndexDir makes the index's directory dir. Anything else of its
+// name, not a link (store.Check refuses those), is removed first: .local
+// is lore's own, and with a file there no index was ever written, so every
+// command read the whole store (new-user run 30).
+func makeIndexDir(dir string) error {
+	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
+		if err := os.Remove(dir); err != nil {
+			return err
+		}
+	}
+	return os.MkdirAll(dir, store.DirMode)
+}
+
 // formatDir names the directory of an index by the formats of its files
 // and the tokenizer that made its terms: two lore versions on one machine
 // (a plugin's bundled binary beside one on the PATH) each keep an index

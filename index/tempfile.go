@@ -25,7 +25,7 @@ const tempPrefix = ".tmp-"
 // it holds locked until it is renamed to path.
 func writeFile(path string, parts ...[]byte) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, store.DirMode); err != nil {
+	if err := makeIndexDir(dir); err != nil {
 		return err
 	}
 	tmp, err := createTemp(dir, tempPrefix+filepath.Base(path)+"-*")

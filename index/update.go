@@ -313,7 +313,7 @@ func (sc *scan) publish(m *manifest, written []string) {
 			}
 		}
 	}()
-	if err := os.MkdirAll(dir, store.DirMode); err != nil {
+	if err := makeIndexDir(dir); err != nil {
 		sc.unsaved = err
 		return
 	}

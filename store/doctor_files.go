@@ -153,11 +153,24 @@ func fixedAttributes(text string, readErr error) string {
 	return out
 }
 
+// walkStore walks the store for checkTempFiles; a variable for tests (a
+// directory root cannot read).
+var walkStore = filepath.WalkDir
+
 // checkTempFiles reports temporary files left by interrupted writes, and
 // files named like shards that are not files.
 func (s *Store) checkTempFiles(fix bool) ([]Problem, error) {
 	var probs []Problem
-	err := filepath.WalkDir(s.Dir, func(p string, d fs.DirEntry, err error) error {
+	local := filepath.Join(s.Dir, LocalDir) + string(filepath.Separator)
+	err := walkStore(s.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil && strings.HasPrefix(p, local) {
+			// Another user's in a shared checkout (the index another lore
+			// version keeps, under a private umask): not this one's to check.
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if err != nil || d.IsDir() {
 			return err
 		}

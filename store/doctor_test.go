@@ -1,6 +1,7 @@
 package store
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -372,6 +373,39 @@ func TestDoctorReportsAnUnreadableShard(t *testing.T) {
 	}
 	if len(got) != 1 || !strings.Contains(got[0].String(), "journal/") || !strings.Contains(got[0].String(), "permission denied") || got[0].Fixable {
 		t.Fatalf("problems %v, want one unreadable journal shard, not fixable", probs)
+	}
+}
+
+// A directory under .local that doctor cannot read (another user's index
+// of another lore version, in a checkout shared by a group) is not this
+// user's to check: doctor stopped there with one line, checking nothing.
+// One among the records is still an error.
+func TestDoctorSkipsWhatItCannotReadUnderLocal(t *testing.T) {
+	s := newTestStore(t)
+	add(t, s, record.Decision, "a decision", nil)
+	theirs := filepath.Join(s.Dir, LocalDir, IndexDir, "LOREIDX9-LORESEG9-kw10_r3")
+	if err := os.MkdirAll(theirs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	unreadable := theirs
+	t.Cleanup(func() { walkStore = filepath.WalkDir })
+	walkStore = func(root string, fn fs.WalkDirFunc) error {
+		return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if p == unreadable && err == nil && d.IsDir() {
+				if err := fn(p, d, nil); err != nil {
+					return err
+				}
+				return fn(p, d, &os.PathError{Op: "open", Path: p, Err: os.ErrPermission})
+			}
+			return fn(p, d, err)
+		})
+	}
+	if _, err := s.Doctor(false); err != nil {
+		t.Errorf("doctor stopped at another user's index: %v", err)
+	}
+	unreadable = filepath.Join(s.Dir, "journal")
+	if _, err := s.Doctor(false); err == nil {
+		t.Error("doctor said nothing of a directory of records it cannot read")
 	}
 }
 
