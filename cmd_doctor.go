@@ -81,6 +81,13 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		}
 		stale, anchored = e.countStale(ctx, s, snap)
 	}
+	// An index that cannot be written serves every command from the
+	// shards it reads again: correct, and slower as the store grows. (One
+	// that cannot be opened is a store problem doctor names above.)
+	if snapErr == nil && snap.Unsaved != nil {
+		probs = append(probs, store.Problem{File: s.Rel(filepath.Join(s.Dir, store.LocalDir, store.IndexDir)), Kind: "index-unwritable",
+			Message: "the index cannot be written (" + snap.Unsaved.Error() + "): every command reads again what changed since it was; free the disk or make .local writable"})
+	}
 	open, notes := 0, 0
 	for _, p := range probs {
 		switch {

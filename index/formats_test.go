@@ -78,12 +78,18 @@ func TestStaleIndexesOfOtherFormatsAreRemoved(t *testing.T) {
 	write("20250101T000000-0123456789ab.seg", old)
 	write("LOREIDX4-LORESEG8-kw9_r3/manifest", old)
 	write("LOREIDX4-LORESEG8-kw9_r3/20250101T000000-0123456789ab.seg", old)
+	write("LOREIDX4-LORESEG8-kw9_r3/", old)
 	write("LOREIDX6-LORESEG10-kw11_r3/manifest", time.Now())
 	write("LOREIDX5-LORESEG9-kw10_r2/", old) // a lore that died before its first manifest
+	// An old index a lore catches up now: its manifest is old until it
+	// publishes, its segment being written is not.
+	write("LOREIDX4-LORESEG8-kw9_r2/manifest", old)
+	write("LOREIDX4-LORESEG8-kw9_r2/.tmp-20261208T000000-0123456789ab.seg-42", time.Now())
+	write("LOREIDX4-LORESEG8-kw9_r2/", old)
 	open(t, s, false)
 	want := map[string]bool{
 		"manifest": true, "20250101T000000-0123456789ab.seg": true, // kept: its manifest is fresh
-		"LOREIDX6-LORESEG10-kw11_r3": true, formatDir(tokenizer()): true,
+		"LOREIDX6-LORESEG10-kw11_r3": true, "LOREIDX4-LORESEG8-kw9_r2": true, formatDir(tokenizer()): true,
 	}
 	names := func() map[string]bool {
 		entries, err := os.ReadDir(root)
@@ -126,20 +132,25 @@ func sameKeys(a, b map[string]bool) bool {
 // is replaced by the directory: with it there, no index was ever written
 // and every command read the whole store.
 func TestFileInPlaceOfTheIndexDirectory(t *testing.T) {
-	s := newTestStore(t)
-	writeShards(t, s, 4, 2)
-	age(t, s.Dir, time.Hour)
-	dir := indexDir(s, tokenizer())
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dir, []byte("hi\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if snap := open(t, s, false); snap.Unsaved != nil {
-		t.Fatalf("the index was not written: %v", snap.Unsaved)
-	}
-	if snap := open(t, s, false); snap.parsed != 0 {
-		t.Errorf("the next reader parsed %d shards, want none", snap.parsed)
+	for _, where := range []string{"format", "root"} {
+		s := newTestStore(t)
+		writeShards(t, s, 4, 2)
+		age(t, s.Dir, time.Hour)
+		file := indexDir(s, tokenizer())
+		if where == "root" {
+			file = indexRoot(s.Dir)
+		}
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte("hi\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if snap := open(t, s, false); snap.Unsaved != nil {
+			t.Fatalf("a file in place of the %s directory: the index was not written: %v", where, snap.Unsaved)
+		}
+		if snap := open(t, s, false); snap.parsed != 0 {
+			t.Errorf("a file in place of the %s directory: the next reader parsed %d shards, want none", where, snap.parsed)
+		}
 	}
 }

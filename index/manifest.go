@@ -76,13 +76,16 @@ func indexDirOf(storeDir string, tok Tokenizer) string {
 }
 
 // makeIndexDir makes the index's directory dir. Anything else of its
-// name, not a link (store.Check refuses those), is removed first: .local
+// name, or of its parent's, not a link (store.Check refuses those), is
+// removed first: .local
 // is lore's own, and with a file there no index was ever written, so every
 // command read the whole store (new-user run 30).
 func makeIndexDir(dir string) error {
-	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
-		if err := os.Remove(dir); err != nil {
-			return err
+	for _, d := range []string{filepath.Dir(dir), dir} { // .local/index too
+		if fi, err := os.Lstat(d); err == nil && !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
+			if err := os.Remove(d); err != nil {
+				return err
+			}
 		}
 	}
 	return os.MkdirAll(dir, store.DirMode)
@@ -111,11 +114,13 @@ func formatDir(tok Tokenizer) string {
 const staleIndexAge = 14 * 24 * time.Hour
 
 // removeStaleFormats removes the indexes of other formats than mine under
-// root that no lore has written for staleIndexAge: directories whose
-// manifest (or, without one, the directory itself) is that old, and the
-// files of the layout before formatDir (an index directly in root) once
-// the newest of them is. Links are never followed (store.Check refuses
-// them).
+// root that no lore has written for staleIndexAge: a directory once it
+// and every file in it are that old, and the files of the layout before
+// formatDir (an index directly in root) once every one of them is. Not
+// the manifest's age alone: a lore that builds its index or catches it up
+// writes segments, temporary files and its lock's heartbeat long before
+// its manifest, and lost them to this (new-user run 30: a whole rebuild
+// at 100k records). Links are never followed (store.Check refuses them).
 func removeStaleFormats(root, mine string) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -124,15 +129,14 @@ func removeStaleFormats(root, mine string) {
 	var flat []string
 	flatStale := true
 	for _, e := range entries {
+		p := filepath.Join(root, e.Name())
 		switch {
 		case e.Name() == mine:
 		case e.IsDir():
-			dir := filepath.Join(root, e.Name())
-			if unwrittenFor(staleIndexAge, filepath.Join(dir, "manifest"), dir) {
-				_ = os.RemoveAll(dir)
+			if unwrittenFor(staleIndexAge, p) {
+				_ = os.RemoveAll(p)
 			}
 		case e.Type().IsRegular():
-			p := filepath.Join(root, e.Name())
 			flat = append(flat, p)
 			flatStale = flatStale && unwrittenFor(staleIndexAge, p)
 		}
@@ -145,12 +149,23 @@ func removeStaleFormats(root, mine string) {
 	}
 }
 
-// unwrittenFor reports whether the first of paths that exists was last
-// modified more than age ago (true when none exists).
-func unwrittenFor(age time.Duration, paths ...string) bool {
-	for _, p := range paths {
-		if fi, err := os.Lstat(p); err == nil {
-			return time.Since(fi.ModTime()) > age
+// unwrittenFor reports whether path, and every file in it if it is a
+// directory, was last modified more than age ago.
+func unwrittenFor(age time.Duration, path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || time.Since(fi.ModTime()) <= age {
+		return err != nil && errors.Is(err, fs.ErrNotExist)
+	}
+	if !fi.IsDir() {
+		return true
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return false // another user's, unreadable: not this one's to judge
+	}
+	for _, e := range entries {
+		if !unwrittenFor(age, filepath.Join(path, e.Name())) {
+			return false
 		}
 	}
 	return true
@@ -187,7 +202,11 @@ func manifestPath(s *store.Store, tok Tokenizer) string {
 // readManifest returns nil when there is no usable manifest: missing,
 // damaged, or written for another tokenizer.
 func readManifest(s *store.Store, tok Tokenizer) *manifest {
-	data, err := os.ReadFile(manifestPath(s, tok))
+	path := manifestPath(s, tok)
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil // a FIFO would block the read forever: rebuilt as damaged
+	}
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}

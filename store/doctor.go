@@ -27,7 +27,7 @@ import (
 type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
-	Kind    string `json:"kind"` // malformed, torn, conflict, spread, lfs-pointer, unmerged, sparse, tie, changed-apart, validated-apart, purged, newer-format, future, not-a-directory, unreadable, attributes, temp-file, secret, config, encoding, misplaced, ignored, unknown-field, no-text, unknown-dir, index-damaged, index-unverified, edited-in-place
+	Kind    string `json:"kind"` // malformed, torn, conflict, spread, lfs-pointer, unmerged, sparse, tie, changed-apart, validated-apart, purged, newer-format, future, not-a-directory, unreadable, attributes, temp-file, secret, config, encoding, misplaced, ignored, unknown-field, no-text, unknown-dir, index-damaged, index-unverified, index-unwritable, edited-in-place
 	Message string `json:"message"`
 	Fixable bool   `json:"fixable"`
 	Fixed   bool   `json:"fixed"`
