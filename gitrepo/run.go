@@ -229,8 +229,12 @@ func runGit(ctx context.Context, argv []string, name, stdin string) (string, err
 }
 
 // waitDelay is how long git's output is waited for once git has exited or
-// been killed (see runGit).
-const waitDelay = 100 * time.Millisecond
+// been killed (see runGit): only a program that left git's process group
+// and kept its output open makes the wait last. At 100 ms a loaded machine
+// (CI's race-detector run beside a 100k-record benchmark on 2 cores) did
+// not copy a finished git's output in time, and lore status failed with
+// "git diff: exec: WaitDelay expired before I/O complete".
+const waitDelay = time.Second
 
 // safeDirectoryAdvice is git's advice when it refuses a repository owned
 // by another user (safe.directory): the command that trusts it, which
