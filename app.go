@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -440,6 +441,13 @@ func (e *env) load(kinds ...record.Kind) (*store.Store, *store.Set, error) {
 	return s, set, nil
 }
 
+// openingIndex lets one command of a process open the index at a time:
+// lore mcp runs tool calls at once, and after a purge or on a fresh clone
+// each of a burst of calls built the whole index in the one process (run
+// 30: 8 searches at 100k records took 9.57 s and 1,300 MB, against 1.62 s
+// and 145 MB one at a time). The next one finds the index built.
+var openingIndex sync.Mutex
+
 // snapshot opens the store and reads the current records through the
 // index, and reports warnings.
 func (e *env) snapshot(ctx context.Context) (*store.Store, *index.Snapshot, error) {
@@ -454,7 +462,9 @@ func (e *env) snapshot(ctx context.Context) (*store.Store, *index.Snapshot, erro
 // snapshotOf reads the open store's current records through the index,
 // and reports warnings.
 func (e *env) snapshotOf(ctx context.Context, s *store.Store) (*index.Snapshot, error) {
+	openingIndex.Lock()
 	snap, err := index.Open(ctx, s, indexOptions)
+	openingIndex.Unlock()
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	// that cannot be opened is a store problem doctor names above.)
 	if snapErr == nil && snap.Unsaved != nil {
 		probs = append(probs, store.Problem{File: s.Rel(filepath.Join(s.Dir, store.LocalDir, store.IndexDir)), Kind: "index-unwritable",
-			Message: "the index cannot be written (" + snap.Unsaved.Error() + "): every command reads again what changed since it was; free the disk or make .local writable"})
+			Message: "the index cannot be written (" + snap.Unsaved.Error() + "): every command reads again what changed since it was; free the disk, make the index writable, or remove what is in the way"})
 	}
 	open, notes := 0, 0
 	for _, p := range probs {

@@ -274,22 +274,22 @@ func newMCPServer(ctx context.Context, e *env, readOnly, hostTrusted bool) *mcp.
 	return server
 }
 
-// toolCalls runs a server's tool calls one at a time, and lets go of the
-// index files a merge replaced (mmapfile.ReleaseReplaced) after each and,
-// while none runs, every few seconds. A call's command reads its index
-// in place, and a server lives as long as the agent's session: every
-// replaced segment it had mapped kept its deleted file's disk space taken
-// until the session ended (38 of 40 after 40 captures and searches), and
-// one that another process replaced while the server was idle (a hook's
-// background catch-up) until the next call (new-user run 30). One at a
-// time, where the SDK would run them at once: each command opens the
-// index, and after a purge or on a fresh clone each of a burst of calls
-// built the whole index in this one process (run 30). What a call answers
-// is copied out of the index (the command's output, its JSON decoded
-// again), so nothing of it outlives the call.
+// toolCalls lets go of the index files a merge replaced
+// (mmapfile.ReleaseReplaced) whenever no tool call runs: after the last
+// of those running ends, and every few seconds while the server is idle.
+// A call's command reads its index in place, and a server lives as long
+// as the agent's session: every replaced segment it had mapped kept its
+// deleted file's disk space taken until the session ended (38 of 40 after
+// 40 captures and searches), and one that another process replaced while
+// the server was idle (a hook's background catch-up, a purge) until the
+// next call (new-user run 30). Calls run at once, as the SDK runs them: a
+// capture waiting for the store's lock must not hold up a search (run 31);
+// the index is opened by one at a time (env.snapshotOf). What a call
+// answers is copied out of the index (the command's output, its JSON
+// decoded again), so nothing of it outlives the call.
 type toolCalls struct {
-	one   sync.Mutex
-	every time.Duration // how often an idle server lets go of replaced files
+	running sync.RWMutex
+	every   time.Duration // how often an idle server lets go of replaced files
 }
 
 func (c *toolCalls) middleware(next mcp.MethodHandler) mcp.MethodHandler {
@@ -297,15 +297,23 @@ func (c *toolCalls) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
-		c.one.Lock()
-		defer c.one.Unlock()
-		defer mmapfile.ReleaseReplaced()
-		return next(ctx, method, req)
+		c.running.RLock()
+		res, err := next(ctx, method, req)
+		c.running.RUnlock()
+		c.release()
+		return res, err
 	}
 }
 
-// releaseIdle lets go of replaced index files every c.every while no call
-// runs, until ctx ends.
+// release lets go of replaced files unless a call runs.
+func (c *toolCalls) release() {
+	if c.running.TryLock() {
+		mmapfile.ReleaseReplaced()
+		c.running.Unlock()
+	}
+}
+
+// releaseIdle calls release every c.every until ctx ends.
 func (c *toolCalls) releaseIdle(ctx context.Context) {
 	tick := time.NewTicker(c.every)
 	defer tick.Stop()
@@ -314,10 +322,7 @@ func (c *toolCalls) releaseIdle(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if c.one.TryLock() {
-				mmapfile.ReleaseReplaced()
-				c.one.Unlock()
-			}
+			c.release()
 		}
 	}
 }

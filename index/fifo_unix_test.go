@@ -4,7 +4,9 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -44,5 +46,39 @@ func TestFIFOInPlaceOfTheManifest(t *testing.T) {
 	}
 	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
 		t.Errorf("the manifest is not a file after the rebuild: %v %v", fi, err)
+	}
+}
+
+// A FIFO where a segment the manifest names belongs is not opened either:
+// the open blocked until a writer came (new-user run 31). The index is
+// rebuilt, as for a damaged segment.
+func TestFIFOInPlaceOfASegment(t *testing.T) {
+	s := newTestStore(t)
+	writeShards(t, s, 4, 2)
+	age(t, s.Dir, time.Hour)
+	open(t, s, false)
+	seg := filepath.Join(indexDir(s, tokenizer()), readManifest(s, tokenizer()).segs[0])
+	if err := os.Remove(seg); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(seg, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	want := len(truth(t, s))
+	done := make(chan error, 1)
+	go func() {
+		snap, err := Open(context.Background(), s, SnapshotOptions{Tokenizer: tokenizer()})
+		if err == nil && snap.Count() != want {
+			err = fmt.Errorf("%d records, want %d", snap.Count(), want)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("opening the index blocked on a FIFO named like a segment")
 	}
 }

@@ -23,6 +23,21 @@ func tryLock(path string) (func(), bool) {
 	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, true
 }
 
+// heldElsewhere reports whether another process holds the lock file at
+// path; one that cannot be opened (another user's) counts as held.
+func heldElsewhere(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return !os.IsNotExist(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return true
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
 // renameOpen: an open file can be renamed and removed, so a temporary
 // file's lock (lockTemp) is held through its rename or its removal.
 const renameOpen = true

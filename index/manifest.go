@@ -133,7 +133,7 @@ func removeStaleFormats(root, mine string) {
 		switch {
 		case e.Name() == mine:
 		case e.IsDir():
-			if unwrittenFor(staleIndexAge, p) {
+			if unwrittenFor(staleIndexAge, p) && !inUse(p) {
 				_ = os.RemoveAll(p)
 			}
 		case e.Type().IsRegular():
@@ -141,12 +141,19 @@ func removeStaleFormats(root, mine string) {
 			flatStale = flatStale && unwrittenFor(staleIndexAge, p)
 		}
 	}
-	if !flatStale {
+	if !flatStale || inUse(root) {
 		return
 	}
 	for _, p := range flat {
 		_ = os.Remove(p)
 	}
+}
+
+// inUse reports whether a lore holds the lock or the catch-up lock of the
+// index in dir: one catching up an old index reads for a while before it
+// writes anything (run 31: the flat layout's catch-up lost its index).
+func inUse(dir string) bool {
+	return heldElsewhere(filepath.Join(dir, "lock")) || heldElsewhere(filepath.Join(dir, "catchup"))
 }
 
 // unwrittenFor reports whether path, and every file in it if it is a

@@ -143,11 +143,10 @@ type LinkedLocalError struct {
 }
 
 func (e *LinkedLocalError) Error() string {
-	what := "not a directory"
-	if e.Link {
-		what = "a symbolic link"
+	if !e.Link {
+		return e.Path + " is not a directory: lore keeps this checkout's own files in it; remove it (lore rebuilds what .local holds)"
 	}
-	return e.Path + " is " + what + ": lore writes and removes this checkout's own files under .local, never through a link; remove it (lore rebuilds what .local holds)"
+	return e.Path + " is a symbolic link: lore writes and removes this checkout's own files under .local, never through a link; remove it (lore rebuilds what .local holds)"
 }
 
 // looksLikeStore reports whether dir holds what lore init or a capture

@@ -3,6 +3,7 @@
 package mmapfile
 
 import (
+	"errors"
 	"os"
 	"sync"
 	"syscall"
@@ -17,15 +18,11 @@ import (
 // size, is handed the mapping it has: a shared mapping of one inode shows
 // what any new one would.
 func Map(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if fi.Size() == 0 {
 		return nil, nil
 	}
@@ -100,15 +97,11 @@ func keyOf(fi os.FileInfo) (fileKey, bool) {
 // matters for a file replaced often, such as git's index, in a process
 // that runs long (lore mcp). read must not keep data.
 func Read(path string, read func(data []byte) error) error {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	if fi.Size() == 0 {
 		return read(nil)
 	}
@@ -119,3 +112,25 @@ func Read(path string, read func(data []byte) error) error {
 	defer syscall.Munmap(data)
 	return read(data)
 }
+
+// openRegular opens path for reading if it is a regular file: a FIFO of
+// its name (made by hand or by a tool) blocked the open until a writer
+// came, which is forever, and hung every command (new-user run 31). Opened
+// without blocking, it is refused instead.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &os.PathError{Op: "map", Path: path, Err: errNotRegular}
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+var errNotRegular = errors.New("not a regular file")
