@@ -445,7 +445,7 @@ func (e *env) load(kinds ...record.Kind) (*store.Store, *store.Set, error) {
 // lore mcp runs tool calls at once, and after a purge or on a fresh clone
 // each of a burst of calls built the whole index in the one process (run
 // 30: 8 searches at 100k records took 9.57 s and 1,300 MB, against 1.62 s
-// and 145 MB one at a time). The next one finds the index built.
+// and 150 MB one at a time). The next one finds the index built.
 var openingIndex sync.Mutex
 
 // snapshot opens the store and reads the current records through the

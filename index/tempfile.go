@@ -21,13 +21,11 @@ import (
 // tempPrefix begins the name of every temporary file in the index.
 const tempPrefix = ".tmp-"
 
-// writeFile writes parts to path through a temporary file beside it that
-// it holds locked until it is renamed to path.
+// writeFile writes parts to path, in a directory that exists, through a
+// temporary file beside it that it holds locked until it is renamed to
+// path.
 func writeFile(path string, parts ...[]byte) error {
 	dir := filepath.Dir(path)
-	if err := makeIndexDir(dir); err != nil {
-		return err
-	}
 	tmp, err := createTemp(dir, tempPrefix+filepath.Base(path)+"-*")
 	if err != nil {
 		return err

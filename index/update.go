@@ -278,7 +278,11 @@ var writeSegmentFile = writeFile
 // small as the changes (a cold build split into one segment per core made
 // every prompt hook at 100k records five times slower).
 func (sc *scan) writeSegment(name string, data encodedSegment) (*segment, error) {
-	path := filepath.Join(indexDir(sc.store, sc.tok), name)
+	dir := indexDir(sc.store, sc.tok)
+	if err := makeIndexDir(dir); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, name)
 	if err := writeSegmentFile(path, data.parts()...); err != nil {
 		return nil, err
 	}
@@ -335,11 +339,11 @@ func (sc *scan) publish(m *manifest, written []string) {
 	published = true
 	removeOrphans(dir, m.segs, sc.read)
 	removeStaleFormats(indexRoot(sc.store.Dir), filepath.Base(dir))
+	_ = os.RemoveAll(filepath.Join(sc.store.Dir, store.LocalDir, "cache")) // lore versions before the index
 }
 
-// removeOrphans deletes segment files the manifest does not name, the
-// temporary files of writers that died (removeTemp), and the cache of
-// lore versions before the index. A segment the replaced manifest named
+// removeOrphans deletes segment files the manifest does not name and the
+// temporary files of writers that died (removeTemp). A segment the replaced manifest named
 // goes at once: no writer can publish it again (publish compares the
 // manifest it read), and a reader that read the old manifest and finds it
 // gone reads the manifest again (Open); one that has it mapped keeps it.
@@ -365,7 +369,6 @@ func removeOrphans(dir string, named []string, replaced *manifest) {
 			_ = os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
-	_ = os.RemoveAll(filepath.Join(filepath.Dir(filepath.Dir(dir)), "cache")) // .local/cache
 }
 
 func segmentName() string {
